@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ext4x: build, test and benchmark the suite against a Debian kernel.
+#
+#   make                 build every module for $(KVER) in one Kbuild pass
+#   make check           build, static checks, host tests, guest tests
+#   make bench-percpu    percpu_stats microbenchmark in the guest
+#
+# KVER defaults to the kernel release that Debian's linux-headers-amd64
+# points at (the current 6.1 ABI), not to the running kernel.
+
+KVER ?= $(shell $(CURDIR)/tests/vm/kver.sh)
+KDIR ?= /lib/modules/$(KVER)/build
+EXT4X_TESTS ?= 1
+BUILD_OUT := $(CURDIR)/build/$(KVER)
+
+.PHONY: all modules deps clean check check-static check-host check-guest \
+	bench-percpu bench-mbcache2 collect
+
+all: modules
+
+modules:
+	@test -n "$(KVER)" || { echo "ext4x: cannot tell the target kernel: install linux-headers-amd64 or set KVER=" >&2; exit 2; }
+	@test -d "$(KDIR)" || { echo "ext4x: no headers for $(KVER) at $(KDIR): apt-get install linux-headers-$(KVER)" >&2; exit 2; }
+	@if [ -x ext4-backport/prepare.sh ]; then KVER=$(KVER) ext4-backport/prepare.sh; fi
+	$(MAKE) -C $(KDIR) M=$(CURDIR) EXT4X_TESTS=$(EXT4X_TESTS) W=1 modules
+
+# The built modules, gathered for the guest image.
+collect: modules
+	rm -rf $(BUILD_OUT)/modules && mkdir -p $(BUILD_OUT)/modules
+	find $(CURDIR) -path $(CURDIR)/build -prune -o -name '*.ko' -print | \
+		xargs -r cp -t $(BUILD_OUT)/modules
+
+deps:
+	tests/vm/deps.sh
+
+check: deps
+	$(MAKE) check-static check-host check-guest
+
+check-static: modules
+	tests/static/check.sh $(KVER)
+
+check-host:
+	tests/host/run.sh $(KVER)
+
+check-guest: collect
+	tests/vm/run-guest.sh --kver $(KVER) --modules $(BUILD_OUT)/modules \
+		--results $(BUILD_OUT)/results
+
+bench-percpu: deps collect
+	tests/vm/run-guest.sh --kver $(KVER) --modules $(BUILD_OUT)/modules \
+		--tests bench-percpu --results $(BUILD_OUT)/bench-percpu
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
+	rm -rf build ext4-backport/build

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Microbenchmark of percpu_stats against the kernel's own counting
+ * primitives, run from module_init inside the guest. Each round runs every
+ * variant once, in an order rotated per round (A B C D, B C D A, ...), so
+ * that drift in the host's load hits all variants alike; the table reports
+ * medians over rounds. Results go to the kernel log prefixed "bench: ".
+ * It never fails: it reports numbers.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/percpu_counter.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/timekeeping.h>
+
+#include "percpu_stats/percpu_stats.h"
+
+static unsigned int rounds = 7;
+module_param(rounds, uint, 0444);
+MODULE_PARM_DESC(rounds, "interleaved rounds (medians are reported)");
+static unsigned int ops = 1000000;
+module_param(ops, uint, 0444);
+MODULE_PARM_DESC(ops, "operations per thread per run");
+
+#define MAX_ROUNDS 31
+#define bench_print(fmt, ...) pr_info("bench: " fmt "\n", ##__VA_ARGS__)
+
+enum variant { V_RAW, V_PCS, V_PCC, V_ATOMIC, NR_VARIANTS };
+
+static const char * const variant_name[NR_VARIANTS] = {
+	[V_RAW] = "this_cpu_inc (raw)",
+	[V_PCS] = "percpu_stats_inc",
+	[V_PCC] = "percpu_counter_inc",
+	[V_ATOMIC] = "atomic_long_inc",
+};
+
+static DEFINE_PER_CPU(unsigned long, raw_counter);
+static struct percpu_stats stats;
+static struct percpu_counter pcc;
+static atomic_long_t shared_atomic;
+
+struct bench_thread {
+	struct task_struct *task;
+	enum variant v;
+	u64 ns;
+};
+
+static atomic_t ready;
+static bool go;
+static DECLARE_COMPLETION(all_done);
+static atomic_t running;
+
+static noinline void run_ops(enum variant v, unsigned int n)
+{
+	unsigned int i;
+
+	switch (v) {
+	case V_RAW:
+		for (i = 0; i < n; i++)
+			this_cpu_inc(raw_counter);
+		break;
+	case V_PCS:
+		for (i = 0; i < n; i++)
+			percpu_stats_inc(&stats, 1);
+		break;
+	case V_PCC:
+		for (i = 0; i < n; i++)
+			percpu_counter_inc(&pcc);
+		break;
+	case V_ATOMIC:
+		for (i = 0; i < n; i++)
+			atomic_long_inc(&shared_atomic);
+		break;
+	default:
+		break;
+	}
+}
+
+static int bench_fn(void *arg)
+{
+	struct bench_thread *bt = arg;
+	u64 start;
+
+	atomic_inc(&ready);
+	while (!READ_ONCE(go))
+		cond_resched();
+	start = ktime_get_ns();
+	run_ops(bt->v, ops);
+	bt->ns = ktime_get_ns() - start;
+	if (atomic_dec_and_test(&running))
+		complete(&all_done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/* Mean picoseconds per op per thread of one run with @nthreads threads. */
+static u64 run_variant(enum variant v, unsigned int nthreads,
+		       struct bench_thread *bt)
+{
+	unsigned int i, started = 0;
+	u64 total = 0;
+	int cpu;
+
+	atomic_set(&ready, 0);
+	atomic_set(&running, nthreads);
+	WRITE_ONCE(go, false);
+	reinit_completion(&all_done);
+	for_each_online_cpu(cpu) {
+		if (started == nthreads)
+			break;
+		bt[started].v = v;
+		bt[started].ns = 0;
+		bt[started].task = kthread_create(bench_fn, &bt[started],
+						  "pcs_bench/%d", cpu);
+		if (IS_ERR(bt[started].task))
+			break;
+		kthread_bind(bt[started].task, cpu);
+		wake_up_process(bt[started].task);
+		started++;
+	}
+	if (started < nthreads) {
+		/* Release and reap what did start; report nothing. */
+		atomic_sub(nthreads - started, &running);
+		nthreads = started;
+	}
+	while (atomic_read(&ready) < nthreads)
+		schedule_timeout_uninterruptible(1);
+	WRITE_ONCE(go, true);
+	if (nthreads)
+		wait_for_completion(&all_done);
+	for (i = 0; i < nthreads; i++) {
+		kthread_stop(bt[i].task);
+		total += bt[i].ns;
+	}
+	/* Picoseconds, so that sub-nanosecond differences still show. */
+	return nthreads ? div64_u64(total * 1000, (u64)nthreads * ops) : 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct series {
+	u64 v[MAX_ROUNDS];	/* picoseconds per op */
+	u64 med, min, max;
+};
+
+static void summarise(struct series *s, unsigned int n)
+{
+	sort(s->v, n, sizeof(s->v[0]), cmp_u64, NULL);
+	s->min = s->v[0];
+	s->max = s->v[n - 1];
+	s->med = s->v[n / 2];
+}
+
+static u64 bench_sink;
+
+/* Formats picoseconds as nanoseconds with two decimals. */
+static const char *ns(char *buf, u64 ps)
+{
+	snprintf(buf, 24, "%llu.%02llu", div_u64(ps, 1000),
+		 div_u64(ps % 1000, 10));
+	return buf;
+}
+
+/* Formats a ratio a/b with two decimals. */
+static const char *ratio(char *buf, u64 a, u64 b)
+{
+	u64 r = div64_u64(a * 100, max(b, 1ULL));
+
+	snprintf(buf, 24, "%llu.%02llux", div_u64(r, 100), r % 100);
+	return buf;
+}
+
+static void print_row(const char *name, struct series *one,
+		      struct series *all, struct series *raw_one,
+		      struct series *raw_all)
+{
+	char b[8][24];
+
+	if (!all) {
+		bench_print("| %s | %s [%s-%s] | | |", name,
+			    ns(b[0], one->med), ns(b[1], one->min),
+			    ns(b[2], one->max));
+		return;
+	}
+	bench_print("| %s | %s [%s-%s] | %s [%s-%s] | %s / %s |", name,
+		    ns(b[0], one->med), ns(b[1], one->min), ns(b[2], one->max),
+		    ns(b[3], all->med), ns(b[4], all->min), ns(b[5], all->max),
+		    ratio(b[6], one->med, raw_one->med),
+		    ratio(b[7], all->med, raw_all->med));
+}
+
+static u64 sum_cost_ps(bool pcs_side)
+{
+	const unsigned int calls = 2000;
+	unsigned int i;
+	u64 start, acc = 0;
+
+	start = ktime_get_ns();
+	for (i = 0; i < calls; i++) {
+		if (pcs_side)
+			acc += percpu_stats_sum(&stats, 1);
+		else
+			acc += percpu_counter_sum(&pcc);
+	}
+	WRITE_ONCE(bench_sink, acc);
+	return div_u64((ktime_get_ns() - start) * 1000, calls);
+}
+
+static int __init percpu_stats_bench_init(void)
+{
+	static struct series one[NR_VARIANTS], all[NR_VARIANTS];
+	static struct series sum_pcs, sum_pcc;
+	unsigned int ncpu = num_online_cpus(), r, k;
+	struct bench_thread *bt;
+	char buf[24];
+	int err;
+
+	rounds = clamp(rounds, 1U, (unsigned int)MAX_ROUNDS);
+	bt = kcalloc(ncpu, sizeof(*bt), GFP_KERNEL);
+	if (!bt)
+		return -ENOMEM;
+	err = percpu_stats_init(&stats, 4, GFP_KERNEL);
+	if (err)
+		goto out_free;
+	err = percpu_counter_init(&pcc, 0, GFP_KERNEL);
+	if (err)
+		goto out_stats;
+
+	bench_print("# percpu_stats: %u online CPUs, %u possible", ncpu,
+		    num_possible_cpus());
+	bench_print("# %u interleaved rounds, %u ops per thread per run",
+		    rounds, ops);
+	for (r = 0; r < rounds; r++) {
+		for (k = 0; k < NR_VARIANTS; k++) {
+			enum variant v = (k + r) % NR_VARIANTS;
+
+			one[v].v[r] = run_variant(v, 1, bt);
+			all[v].v[r] = run_variant(v, ncpu, bt);
+		}
+		/* Alternate which sum goes first, too. */
+		if (r & 1) {
+			sum_pcc.v[r] = sum_cost_ps(false);
+			sum_pcs.v[r] = sum_cost_ps(true);
+		} else {
+			sum_pcs.v[r] = sum_cost_ps(true);
+			sum_pcc.v[r] = sum_cost_ps(false);
+		}
+		bench_print("# round %u/%u done", r + 1, rounds);
+	}
+	for (k = 0; k < NR_VARIANTS; k++) {
+		summarise(&one[k], rounds);
+		summarise(&all[k], rounds);
+	}
+	summarise(&sum_pcs, rounds);
+	summarise(&sum_pcc, rounds);
+
+	bench_print("");
+	bench_print("| operation | 1 thread: ns/op | %u threads: ns/op/thread | %s |",
+		    ncpu, "vs raw, 1 / N threads");
+	bench_print("# ns/op cells: median [min-max] over the rounds");
+	bench_print("|---|---|---|---|");
+	for (k = 0; k < NR_VARIANTS; k++)
+		print_row(variant_name[k], &one[k], &all[k], &one[V_RAW],
+			  &all[V_RAW]);
+	print_row("percpu_stats_sum (one counter)", &sum_pcs, NULL, NULL, NULL);
+	print_row("percpu_counter_sum", &sum_pcc, NULL, NULL, NULL);
+	bench_print("");
+	bench_print("# atomic_long_inc / percpu_stats_inc, %u threads: %s", ncpu,
+		    ratio(buf, all[V_ATOMIC].med, all[V_PCS].med));
+	bench_print("# percpu_counter_inc / percpu_stats_inc, 1 thread: %s",
+		    ratio(buf, one[V_PCC].med, one[V_PCS].med));
+	bench_print("# end");
+
+	percpu_counter_destroy(&pcc);
+out_stats:
+	percpu_stats_destroy(&stats);
+out_free:
+	kfree(bt);
+	return err;
+}
+
+static void __exit percpu_stats_bench_exit(void)
+{
+}
+
+module_init(percpu_stats_bench_init);
+module_exit(percpu_stats_bench_exit);
+
+MODULE_DESCRIPTION("percpu_stats microbenchmark (reports, never fails)");
+MODULE_LICENSE("GPL");
