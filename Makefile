@@ -14,8 +14,8 @@ KDIR ?= /lib/modules/$(KVER)/build
 EXT4X_TESTS ?= 1
 BUILD_OUT := $(CURDIR)/build/$(KVER)
 
-.PHONY: all modules deps clean check check-static check-host check-guest \
-	bench-percpu bench-mbcache2 collect
+.PHONY: all modules deps clean check check-run check-static check-host \
+	check-guest bench-percpu collect
 
 all: modules
 
@@ -34,8 +34,13 @@ collect: modules
 deps:
 	tests/vm/deps.sh
 
+# deps runs first and alone: on a fresh machine KVER is only known once
+# linux-headers-amd64 is installed, so the rest runs in a new make.
 check: deps
-	$(MAKE) check-static check-host check-guest
+	$(MAKE) check-run
+
+check-run: collect
+	tests/check.sh $(KVER) $(BUILD_OUT)/modules $(BUILD_OUT)/results
 
 check-static: modules
 	tests/static/check.sh $(KVER)
@@ -43,13 +48,15 @@ check-static: modules
 check-host:
 	tests/host/run.sh $(KVER)
 
+# One guest run; TESTS=a,b picks test files (tests/guest/<name>.sh).
 check-guest: collect
 	tests/vm/run-guest.sh --kver $(KVER) --modules $(BUILD_OUT)/modules \
-		--results $(BUILD_OUT)/results
+		$(if $(TESTS),--tests $(TESTS)) --results $(BUILD_OUT)/results/guest
 
 bench-percpu: deps collect
 	tests/vm/run-guest.sh --kver $(KVER) --modules $(BUILD_OUT)/modules \
 		--tests bench-percpu --results $(BUILD_OUT)/bench-percpu
+	@echo; cat $(BUILD_OUT)/bench-percpu/bench-percpu.md
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true

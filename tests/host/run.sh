@@ -1,0 +1,37 @@
+#!/bin/bash
+# Host-side tests (no kernel code runs here): each tests/host/test-*.sh and
+# each component's own host tests print KTAP; this relays them as one
+# numbered KTAP stream. Usage: tests/host/run.sh KVER
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+export KVER=${1:?usage: run.sh KVER}
+
+n=0
+failed=0
+echo "KTAP version 1"
+for t in "$top"/tests/host/test-*.sh "$top"/ext4-backport/tests/test-*.sh; do
+	[ -x "$t" ] || continue
+	echo "# ${t#"$top"/}"
+	out=$("$t" 2>&1)
+	rc=$?
+	while IFS= read -r l; do
+		case $l in
+		"ok "[0-9]* | "not ok "[0-9]*)
+			st=ok
+			case $l in "not "*) st="not ok"; failed=$((failed + 1)) ;; esac
+			rest=${l#"$st" }
+			rest=${rest#"${rest%%[!0-9]*}"}
+			n=$((n + 1))
+			echo "$st $n$rest"
+			;;
+		"KTAP version"* | 1..*) ;;
+		*) echo "# $l" ;;
+		esac
+	done <<<"$out"
+	if [ "$rc" -ne 0 ] && ! grep -q '^not ok' <<<"$out"; then
+		n=$((n + 1)); failed=$((failed + 1))
+		echo "not ok $n - ${t#"$top"/} exited $rc"
+	fi
+done
+echo "1..$n"
+[ "$failed" -eq 0 ]

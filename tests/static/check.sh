@@ -1,0 +1,78 @@
+#!/bin/bash
+# Static checks of our own C: checkpatch --strict (taken from the target
+# kernel's own linux-source package) on every file we wrote and on every
+# patch of the ext4 series, then sparse over the suite. Prints KTAP.
+# Usage: tests/static/check.sh KVER
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+kver=${1:?usage: check.sh KVER}
+kdir=/lib/modules/$kver/build
+cache=${EXT4X_CACHE:-/var/cache/ext4x-test}/checkpatch
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1)); failed=$((failed + 1))
+	sed 's/^/# /' "$2"
+	echo "not ok $n - $1"
+}
+
+# checkpatch.pl and its data files from linux-source-X.Y of the target.
+series=$(make -s -C "$kdir" kernelversion 2>/dev/null | cut -d. -f1,2)
+tarball=/usr/src/linux-source-$series.tar.xz
+if [ ! -r "$tarball" ]; then
+	echo "ext4x: $tarball missing: apt-get install linux-source-$series" >&2
+	exit 2
+fi
+stamp="$cache/$series.stamp"
+if [ ! -e "$stamp" ] || [ "$tarball" -nt "$stamp" ]; then
+	rm -rf "$cache/$series"
+	mkdir -p "$cache/$series"
+	tar -xJf "$tarball" -C "$cache/$series" --strip-components=1 \
+		"linux-source-$series/scripts/checkpatch.pl" \
+		"linux-source-$series/scripts/spelling.txt" \
+		"linux-source-$series/scripts/const_structs.checkpatch"
+	touch "$stamp"
+fi
+checkpatch=(perl "$cache/$series/scripts/checkpatch.pl" --no-tree --strict
+	--quiet --show-types)
+
+echo "KTAP version 1"
+mapfile -t files < <(cd "$top" && git ls-files -- '*.c' '*.h' |
+	grep -v '\.mod\.c$' | sort)
+mapfile -t patches < <(cd "$top" && git ls-files -- 'ext4-backport/patches/*.patch' | sort)
+echo "1..$(( ${#files[@]} + ${#patches[@]} + 1 ))"
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+for f in "${files[@]}"; do
+	if (cd "$top" && "${checkpatch[@]}" -f "$f") >"$out" 2>&1; then
+		ok "checkpatch $f"
+	else
+		not_ok "checkpatch $f" "$out"
+	fi
+done
+for p in "${patches[@]}"; do
+	# A patch of ext4 is judged on the lines it adds, not on ext4's own.
+	if (cd "$top" && "${checkpatch[@]}" --ignore FILE_PATH_CHANGES "$p") \
+		>"$out" 2>&1; then
+		ok "checkpatch $p"
+	else
+		not_ok "checkpatch $p" "$out"
+	fi
+done
+
+# sparse over our directories; ext4's own sparse output is not ours.
+make -s -C "$top" KVER="$kver" modules >/dev/null
+if ! make -C "$kdir" M="$top" C=2 modules >"$out" 2>&1; then
+	not_ok "sparse (make C=2) ran" "$out"
+elif grep -E "^($top/)?(percpu_stats|mbcache2|tests/kmod)/[^ ]*:[0-9]+:" "$out" \
+	>"$out.ours"; then
+	not_ok "sparse clean on our C" "$out.ours"
+else
+	ok "sparse clean on our C"
+fi
+rm -f "$out.ours"
+echo "# static: $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
