@@ -1,0 +1,122 @@
+#!/bin/sh
+# Run guest test files and print one KTAP document on stdout.
+#
+# Usage: run-tests.sh [NAME[,NAME...]|all ...]
+# NAME selects /tests/guest/NAME.sh. "all" (the default) selects every test
+# file except lib.sh and run-tests.sh and files with a "# manual:" line,
+# selftest first. Each file's output (stdout and stderr) is printed indented
+# by four spaces as a subtest, then "ok K - NAME" or "not ok K - NAME": not ok
+# when the file exits non-zero, prints a top-level "not ok", or runs past its
+# timeout (300 s, or N from a "# timeout: N" line in the file). The file runs
+# in its own session, and the whole session is killed when it times out or
+# exits, so stray children cannot keep the runner waiting.
+
+dir=${EXT4X_TEST_DIR:-/tests/guest}
+tmp=${TMPDIR:-/tmp}/run-tests.$$
+mkdir -p "$tmp"
+
+# Every selectable test name, in run order.
+all_tests() {
+	[ ! -f "$dir/selftest.sh" ] || echo selftest
+	for f in "$dir"/*.sh; do
+		n=${f##*/}
+		n=${n%.sh}
+		case $n in lib | run-tests | selftest) continue ;; esac
+		grep -q '^# manual:' "$f" && continue
+		echo "$n"
+	done
+}
+
+# Value of a "# KEY: VALUE" header line of a test file.
+header() {
+	sed -n "s/^# $2: *\([^ ]*\).*/\1/p" "$1" | head -n1
+}
+
+# Print stdin indented, keeping a copy in file $1.
+indent() {
+	while IFS= read -r line || [ -n "$line" ]; do
+		printf '    %s\n' "$line"
+		printf '%s\n' "$line" >>"$1"
+	done
+}
+
+# run_one NAME: run a test file; status 0 if it passed.
+run_one() {
+	file=$dir/$1.sh
+	out=$tmp/$1.out
+	: >"$out"
+	if [ ! -f "$file" ]; then
+		echo "# $1: no such test file $file"
+		return 1
+	fi
+	limit=$(header "$file" timeout)
+	case $limit in '' | *[!0-9]*) limit=300 ;; esac
+	echo "# $1: running (timeout ${limit}s)"
+
+	rm -f "$tmp/fifo" "$tmp/timedout"
+	mkfifo "$tmp/fifo"
+	indent "$out" <"$tmp/fifo" &
+	reader=$!
+	start=$(date +%s)
+	# setsid: the file leads a new process group that can be killed whole.
+	setsid sh "$file" >"$tmp/fifo" 2>&1 </dev/null &
+	pid=$!
+	(
+		trap 'kill $sleeper 2>/dev/null; exit 0' TERM
+		sleep "$limit" &
+		sleeper=$!
+		wait $sleeper
+		: >"$tmp/timedout"
+		kill -KILL -- "-$pid" 2>/dev/null
+	) &
+	dog=$!
+	wait $pid
+	rc=$?
+	kill $dog 2>/dev/null
+	wait $dog 2>/dev/null
+	kill -KILL -- "-$pid" 2>/dev/null
+	wait $reader
+	end=$(date +%s)
+	echo "# $1: exit status $rc after $((end - start))s"
+	if [ -e "$tmp/timedout" ]; then
+		echo "# $1: timed out after ${limit}s"
+		return 1
+	fi
+	[ "$rc" -eq 0 ] || return 1
+	if grep -q '^not ok' "$out"; then
+		return 1
+	fi
+	grep -q '^ok' "$out" || {
+		echo "# $1: printed no results"
+		return 1
+	}
+}
+
+names=
+for arg in "$@"; do
+	names="$names $(echo "$arg" | tr ',' ' ')"
+done
+# shellcheck disable=SC2086 # split the list into words
+set -- $names
+case " $* " in
+*' all '* | '  ')
+	# shellcheck disable=SC2046 # one name per word
+	set -- $(all_tests)
+	;;
+esac
+
+echo "KTAP version 1"
+echo "1..$#"
+k=0
+failed=0
+for name in "$@"; do
+	k=$((k + 1))
+	if run_one "$name"; then
+		echo "ok $k - $name"
+	else
+		echo "not ok $k - $name"
+		failed=$((failed + 1))
+	fi
+done
+rm -rf "$tmp"
+[ "$failed" -eq 0 ]

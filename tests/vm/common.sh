@@ -1,0 +1,36 @@
+#!/bin/bash
+# Shared helpers for the host side of the test bench. Source it; it defines
+# functions only and changes no state.
+
+# Print a message on stderr, prefixed with the calling script's name.
+info() {
+	printf '%s: %s\n' "${0##*/}" "$*" >&2
+}
+
+# Print an error and exit non-zero.
+die() {
+	info "error: $*"
+	exit 1
+}
+
+# Release of the kernel the linux-headers-amd64 metapackage depends on,
+# e.g. 6.1.0-57-amd64.
+default_kver() {
+	local deps
+	deps=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null) ||
+		die "linux-headers-amd64 is not installed; pass --kver"
+	deps=$(printf '%s\n' "$deps" | sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p')
+	[ -n "$deps" ] || die "cannot parse the Depends of linux-headers-amd64"
+	printf '%s\n' "$deps"
+}
+
+# Root of the download and image cache.
+cache_root() {
+	printf '%s\n' "${EXT4X_CACHE:-/var/cache/ext4x-test}"
+}
+
+# Version of an installed Debian package, empty when it is not installed.
+installed_version() {
+	dpkg-query -W -f='${db:Status-Abbrev} ${Version}' "$1" 2>/dev/null |
+		sed -n 's/^ii  *//p'
+}

@@ -1,0 +1,34 @@
+#!/bin/bash
+# Install the Debian packages the test bench needs, only when some are missing.
+# Usage: deps.sh [KVER]   (KVER defaults to the linux-headers-amd64 release)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/vm/common.sh
+. "$here/common.sh"
+
+pkgs=(qemu-system-x86 busybox-static kmod ndctl fio e2fsprogs cpio attr acl
+	xz-utils gcc libc6-dev)
+if [ $# -ge 1 ] && [ -n "$1" ]; then
+	pkgs+=("linux-headers-$1")
+else
+	pkgs+=(linux-headers-amd64)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+	[ -n "$(installed_version "$p")" ] || missing+=("$p")
+done
+# The default release is only known once the metapackage is installed.
+if [ $# -eq 0 ] || [ -z "${1:-}" ]; then
+	if [ -n "$(installed_version linux-headers-amd64)" ]; then
+		kver=$(default_kver)
+		[ -n "$(installed_version "linux-headers-$kver")" ] ||
+			missing+=("linux-headers-$kver")
+	fi
+fi
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+info "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

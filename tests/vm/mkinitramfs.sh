@@ -1,0 +1,109 @@
+#!/bin/bash
+# Build the guest initramfs in two layers:
+#  - BASE (cached): busybox, kmod, ndctl, fio, e2fsprogs, attr/acl tools,
+#    their libraries, statx-dax and the distro kernel modules the tests need.
+#    Cached under $(cache_root)/initramfs/ keyed on the scripts, KVER and the
+#    versions of the packages it is made from.
+#  - OVERLAY (per run): /init, tests/guest/* as /tests/guest, and the
+#    project's built modules as /lib/modules/KVER/extra/*.ko.
+# The kernel unpacks concatenated compressed cpio archives in order, so
+# OUT = BASE followed by OVERLAY.
+#
+# Usage: mkinitramfs.sh --kver KVER [--modules DIR] [--out FILE]
+#   Without --out only the base is built; its path is printed.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=tests/vm/common.sh
+. "$here/common.sh"
+
+kver='' moddir='' out=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kver) kver=$2; shift 2 ;;
+	--modules) moddir=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	*) die "unknown argument: $1" ;;
+	esac
+done
+[ -n "$kver" ] || kver=$(default_kver)
+
+# Pack a staging directory into a gzip-compressed newc cpio archive. Paths
+# are sorted and owned by root so identical input gives identical output.
+pack() {
+	local dir=$1 dst=$2
+	(cd "$dir" && find . -mindepth 1 -printf '%P\n' | LC_ALL=C sort |
+		cpio -o -H newc -R 0:0 --reproducible --quiet) | gzip -n -6 >"$dst.tmp"
+	mv "$dst.tmp" "$dst"
+}
+
+base_key() {
+	local p
+	{
+		cat "$here/mkinitramfs.sh" "$here/stage-tools.sh" \
+			"$here/stage-modules.sh" "$here/common.sh" \
+			"$here/guest-tools.list" "$here/guest-modules.list" \
+			"$here/statx-dax.c"
+		printf 'kver=%s\n' "$kver"
+		cat "$(cache_root)/kernel/$kver/extracted.stamp"
+		for p in busybox-static kmod ndctl daxctl fio e2fsprogs attr acl \
+			libc6 gcc; do
+			printf '%s=%s\n' "$p" "$(installed_version "$p")"
+		done
+	} | sha256sum | cut -c1-16
+}
+
+build_base() {
+	local kroot key dir base stage
+	kroot=$("$here/fetch-kernel.sh" "$kver")
+	key=$(base_key)
+	dir=$(cache_root)/initramfs
+	base=$dir/base-$kver-$key.cpio.gz
+	mkdir -p "$dir"
+	exec 9>"$dir/.lock"
+	flock 9
+	if [ ! -f "$base" ]; then
+		info "building base initramfs $base"
+		stage=$(mktemp -d "$dir/stage.XXXXXX")
+		"$here/stage-tools.sh" "$stage"
+		gcc -static -O2 -Wall -o "$stage/usr/bin/statx-dax" "$here/statx-dax.c"
+		"$here/stage-modules.sh" "$stage" "$kroot" "$kver"
+		pack "$stage" "$base"
+		rm -rf "$stage"
+		# Older bases of this release are stale.
+		find "$dir" -maxdepth 1 -name "base-$kver-*.cpio.gz" ! -path "$base" -delete
+	fi
+	exec 9>&-
+	printf '%s\n' "$base"
+}
+
+build_overlay() {
+	local dst=$1 stage ko n=0
+	stage=$(mktemp -d)
+	# Paths must avoid /lib, /bin, /sbin: they are links in the base, and a
+	# directory entry of the same name would replace the link.
+	mkdir -p "$stage/tests" "$stage/usr/lib/modules/$kver/extra"
+	cp -r "$repo/tests/guest" "$stage/tests/guest"
+	cp "$repo/tests/guest/init" "$stage/init"
+	chmod 755 "$stage/init"
+	if [ -n "$moddir" ]; then
+		[ -d "$moddir" ] || die "module directory $moddir does not exist"
+		while IFS= read -r -d '' ko; do
+			cp "$ko" "$stage/usr/lib/modules/$kver/extra/"
+			n=$((n + 1))
+		done < <(find "$moddir" -name '*.ko' -print0)
+	fi
+	info "overlay: $n project module(s)"
+	pack "$stage" "$dst"
+	rm -rf "$stage"
+}
+
+base=$(build_base)
+if [ -z "$out" ]; then
+	printf '%s\n' "$base"
+	exit 0
+fi
+build_overlay "$out.overlay"
+cat "$base" "$out.overlay" >"$out.tmp"
+rm -f "$out.overlay"
+mv "$out.tmp" "$out"

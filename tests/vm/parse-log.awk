@@ -1,0 +1,91 @@
+# Summarise a guest serial log: KTAP results of the test files, kernel
+# problems outside expect-warn brackets, and whether the run completed.
+# Variables: timed_out=1 when QEMU was killed by the timeout.
+# Prints per-file results, offending kernel lines and, last, exactly one
+# line "N passed, N failed[, N skipped]". Exit status 1 if anything failed.
+
+BEGIN {
+	problem = "(Kernel panic|Oops:|BUG:|WARNING:|general protection fault|Call Trace:|UBSAN|kernel BUG)"
+	passed = failed = skipped = 0
+	case_fail = case_pass = case_skip = 0
+	nfiles = 0; plan = -1; done = 0; expect = 0; incidents = 0; last_problem = -1000
+	kernel_re = "\\[ *[0-9]+\\.[0-9]+\\] "
+}
+
+{ sub(/\r+$/, "") }
+
+index($0, "ktap: # expect-warn begin") { expect = 1; next }
+index($0, "ktap: # expect-warn end") { expect = 0; next }
+
+# Kernel console lines carry a printk timestamp; they are never KTAP.
+match($0, kernel_re) || $0 ~ ("^" problem) {
+	if ($0 ~ problem) {
+		if (expect) {
+			expected++
+		} else {
+			print "KERNEL: " $0
+			# Lines of one splat (WARNING + Call Trace ...) are one failure.
+			if (NR - last_problem > 60) incidents++
+			last_problem = NR
+		}
+	}
+	next
+}
+
+/^ext4x-guest: done/ { done = 1; next }
+/^# pmem:/ { print; next }
+
+/^1\.\.[0-9]+/ { if (plan < 0) plan = substr($0, 4) + 0; next }
+
+# A result of a case inside a test file (depth 1).
+/^    (not )?ok [0-9]+/ {
+	if ($0 ~ /^    not ok/) {
+		case_fail++
+		fail_lines = fail_lines "    " substr($0, 5) "\n"
+	} else if ($0 ~ /#[ \t]*[Ss][Kk][Ii][Pp]/) {
+		case_skip++
+	} else {
+		case_pass++
+	}
+	next
+}
+
+# The result of a test file (depth 0).
+/^(not )?ok [0-9]+/ {
+	name = $0
+	sub(/^(not )?ok [0-9]+ *(- *)?/, "", name)
+	nfiles++
+	extra = ""
+	if ($0 ~ /^not ok/ && case_fail == 0) {
+		# The file failed without a failing case: it crashed or timed out.
+		case_fail = 1
+		extra = " (the file itself failed)"
+	}
+	status = ($0 ~ /^not ok/) ? "FAIL" : "PASS"
+	printf "%s %s: %d passed, %d failed, %d skipped%s\n", status, name,
+		case_pass, case_fail, case_skip, extra
+	printf "%s", fail_lines
+	passed += case_pass; failed += case_fail; skipped += case_skip
+	case_pass = case_fail = case_skip = 0; fail_lines = ""
+	next
+}
+
+END {
+	if (expected)
+		printf "%d kernel problem line(s) inside expect-warn brackets (ignored)\n", expected
+	if (incidents) {
+		printf "FAIL kernel: %d problem(s) logged\n", incidents
+		failed += incidents
+	}
+	if (timed_out || !done || plan < 0 || nfiles != plan) {
+		why = timed_out ? "QEMU was killed by the timeout" : \
+			(!done ? "the guest did not reach 'ext4x-guest: done'" : \
+			"test files reported " nfiles " of " (plan < 0 ? "?" : plan) " planned results")
+		print "FAIL run incomplete: " why
+		failed++
+	}
+	line = passed " passed, " failed " failed"
+	if (skipped) line = line ", " skipped " skipped"
+	print line
+	exit failed ? 1 : 0
+}

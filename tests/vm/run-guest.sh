@@ -1,0 +1,107 @@
+#!/bin/bash
+# Boot Debian's kernel in a QEMU TCG guest with an emulated NVDIMM, run guest
+# test files, stream the serial console, and summarise the KTAP results.
+#
+# Usage: run-guest.sh [--kver KVER] [--modules DIR] [--tests a,b,c]
+#                     [--timeout SEC] [--mem 2G] [--smp 2] [--log FILE]
+#                     [--results DIR]
+#   --modules DIR  built .ko files (searched recursively) to install in the
+#                  guest's /lib/modules/KVER/extra
+#   --tests LIST   guest test files tests/guest/NAME.sh (default: all)
+#   --timeout SEC  limit for the whole QEMU run (default 1200)
+#   --log FILE     where to write the serial log (default: a temp file)
+#   --results DIR  copy the serial log there as serial.log, with the files
+#                  guest tests handed back (ktap_export_file)
+# The last line printed is "N passed, N failed[, N skipped]"; the exit status
+# is non-zero if anything failed. Environment: EXT4X_CACHE (cache root),
+# EXT4X_QUIET=1 (do not stream the console).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/vm/common.sh
+. "$here/common.sh"
+
+kver='' moddir='' tests=all limit=1200 mem=2G smp=2 log='' results=''
+while [ $# -gt 0 ]; do
+	[ $# -ge 2 ] || die "missing value for $1"
+	case $1 in
+	--kver) kver=$2 ;;
+	--modules) moddir=$2 ;;
+	--tests) tests=$2 ;;
+	--timeout) limit=$2 ;;
+	--mem) mem=$2 ;;
+	--smp) smp=$2 ;;
+	--log) log=$2 ;;
+	--results) results=$2 ;;
+	*) die "unknown argument: $1" ;;
+	esac
+	shift 2
+done
+[ -n "$kver" ] || kver=$(default_kver)
+[[ $tests =~ ^[A-Za-z0-9_,.-]+$ ]] || die "bad --tests list: $tests"
+[[ $limit =~ ^[0-9]+$ ]] || die "bad --timeout: $limit"
+command -v qemu-system-x86_64 >/dev/null ||
+	die "qemu-system-x86_64 missing (run tests/vm/deps.sh)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ext4x-guest.XXXXXX")
+tailpid=''
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+	[ -z "$tailpid" ] || kill "$tailpid" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+[ -n "$log" ] || log=$work/serial.log
+mkdir -p "$(dirname "$log")"
+: >"$log"
+
+kroot=$("$here/fetch-kernel.sh" "$kver")
+"$here/mkinitramfs.sh" --kver "$kver" ${moddir:+--modules "$moddir"} \
+	--out "$work/initramfs.cpio.gz"
+truncate -s 1G "$work/nvdimm.img"
+
+append="console=ttyS0 rdinit=/init panic=-1 oops=panic slub_debug=FZPU"
+append="$append loglevel=4 ext4x.tests=$tests"
+info "booting $kver (TCG, $smp vCPUs, $mem), tests: $tests, timeout ${limit}s"
+start=$(date +%s)
+timeout -k 10 "$limit" qemu-system-x86_64 \
+	-accel tcg,thread=multi -cpu max -machine pc,nvdimm=on \
+	-smp "$smp" -m "$mem,slots=2,maxmem=8G" \
+	-object "memory-backend-file,id=mem1,share=on,mem-path=$work/nvdimm.img,size=1G" \
+	-device nvdimm,id=nvdimm1,memdev=mem1 \
+	-kernel "$kroot/boot/vmlinuz-$kver" -initrd "$work/initramfs.cpio.gz" \
+	-append "$append" -no-reboot -nodefaults -serial "file:$log" \
+	-display none &
+qpid=$!
+if [ "${EXT4X_QUIET:-0}" != 1 ]; then
+	tail -n +1 -f --pid="$qpid" "$log" &
+	tailpid=$!
+fi
+qrc=0
+wait "$qpid" || qrc=$?
+if [ -n "$tailpid" ]; then
+	wait "$tailpid" 2>/dev/null || true
+	tailpid=''
+fi
+elapsed=$(($(date +%s) - start))
+echo
+info "QEMU exited with status $qrc after ${elapsed}s"
+
+timed_out=0
+case $qrc in
+0) ;;
+124 | 137) timed_out=1 ;;
+*) info "QEMU failed (status $qrc)" ;;
+esac
+
+status=0
+if [ -n "$results" ]; then
+	mkdir -p "$results"
+	cp "$log" "$results/serial.log"
+	# A garbled transfer is reported but does not fail the run: the test
+	# that needs the file notices its absence.
+	"$here/extract-files.sh" "$log" "$results" ||
+		info "warning: some files from the guest could not be extracted"
+fi
+echo "==== summary ($kver, ${elapsed}s) ===="
+awk -v timed_out="$timed_out" -f "$here/parse-log.awk" "$log" || status=1
+exit "$status"
