@@ -1,0 +1,255 @@
+#!/bin/bash
+# prepare.sh - extract the target kernel's own fs/ext4, patch it and rename it to ext4x,
+# ready for `make -C /lib/modules/$KVER/build M=$PWD/ext4-backport`.
+#
+# Settings, as KEY=VALUE arguments or environment variables:
+#   KVER     target kernel release (default: UTS_RELEASE of EXT4X_KBUILD if that is set,
+#            else `uname -r`)
+#   KSRC     optional: root of a kernel source tree to take fs/ext4 from instead of
+#            /usr/src/linux-source-X.Y.tar.xz; its Makefile version must equal the
+#            headers' version
+#   FLAVOUR  ext4x (default): renamed module that loads beside stock ext4;
+#            ext4: drop-in module with the stock name (no rename)
+#   OUT      output tree (default: ext4-backport/build/$FLAVOUR, which is where
+#            ext4-backport/Kbuild looks; gitignored)
+# Overrides, for tests and unusual setups:
+#   EXT4X_KBUILD         kernel build (headers) dir (default /lib/modules/$KVER/build)
+#   EXT4X_SRCDIR         where linux-source-X.Y.tar.xz lives (default /usr/src)
+#   EXT4X_PATCHDIR       patch series root (default ext4-backport/patches)
+#   EXT4X_HEADERS_DEBVER Debian version of the headers (default: from dpkg; "" = none)
+#   EXT4X_SOURCE_DEBVER  Debian version of the source tarball (default: from dpkg)
+#
+# Exit status: 0 done or already up to date; 2 refused (missing or mismatched source,
+# unsupported kernel, bad settings); 1 a step failed (patch, rename, check).
+# Every error is one line on stderr starting with "ext4x: ".
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+prog_version=1
+
+refuse() { echo "ext4x: $*" >&2; exit 2; }
+die() { echo "ext4x: $*" >&2; exit 1; }
+
+for arg in "$@"; do
+	case $arg in
+	KVER=*|KSRC=*|OUT=*|FLAVOUR=*|EXT4X_*=*) export "${arg?}" ;;
+	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) refuse "unknown argument '$arg' (expected KVER=, KSRC=, OUT=, FLAVOUR=)" ;;
+	esac
+done
+
+FLAVOUR=${FLAVOUR:-ext4x}
+case $FLAVOUR in
+ext4x|ext4) ;;
+*) refuse "FLAVOUR=$FLAVOUR: must be ext4x or ext4" ;;
+esac
+
+# ---- target kernel: release, headers, version ------------------------------------
+if [ -z "${KVER:-}" ]; then
+	if [ -n "${EXT4X_KBUILD:-}" ] && [ -f "$EXT4X_KBUILD/include/generated/utsrelease.h" ]; then
+		KVER=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$EXT4X_KBUILD/include/generated/utsrelease.h")
+	else
+		KVER=$(uname -r)
+	fi
+fi
+kbuild=${EXT4X_KBUILD:-/lib/modules/$KVER/build}
+[ -f "$kbuild/Makefile" ] ||
+	refuse "no kernel headers for $KVER at $kbuild: apt-get install linux-headers-$KVER"
+kbuild=$(cd "$kbuild" && pwd -P)
+
+# VERSION.PATCHLEVEL.SUBLEVEL[EXTRAVERSION] of a top-level kernel Makefile
+makefile_version() {
+	awk -F'[ \t]*=[ \t]*' '
+		$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
+		$1 == "SUBLEVEL" { s = $2 } $1 == "EXTRAVERSION" { e = $2 }
+		END { if (v != "" && p != "") print v "." p "." s e }'
+}
+
+hver=$(make -s -C "$kbuild" kernelversion 2>/dev/null | tail -n1 || true)
+case $hver in
+[0-9]*.[0-9]*.[0-9]*) ;;
+*) refuse "cannot tell the kernel version of the headers in $kbuild (make kernelversion said '$hver')" ;;
+esac
+xy=$(echo "$hver" | cut -d. -f1-2)
+
+if [ "${EXT4X_HEADERS_DEBVER+set}" ]; then
+	hdeb=$EXT4X_HEADERS_DEBVER
+else
+	hdeb=$(dpkg-query -W -f='${Version}' "linux-headers-$KVER" 2>/dev/null || true)
+fi
+target_desc="$hver${hdeb:+, Debian $hdeb}"
+
+# ---- patch series for X.Y ----------------------------------------------------------
+patchroot=${EXT4X_PATCHDIR:-$here/patches}
+series=$patchroot/$xy/series
+if [ ! -f "$series" ]; then
+	have=$(cd "$patchroot" 2>/dev/null && ls -d */series 2>/dev/null | sed 's,/series$,,' | sort -V | paste -sd, | sed 's/,/, /g')
+	refuse "no patch series for kernel $xy (have: ${have:-none})"
+fi
+# series entries: one file name per line, '#' comments, blank lines ignored
+mapfile -t patches < <(sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$series")
+for p in ${patches[@]+"${patches[@]}"}; do
+	case $p in
+	*[[:space:]]*) refuse "$series: entry '$p': only a file name per line is supported (patches apply with -p1)" ;;
+	esac
+	[ -f "$patchroot/$xy/$p" ] || refuse "$series: patch $xy/$p not found"
+done
+
+# ---- kernel source: KSRC tree or the linux-source-X.Y tarball -----------------------
+if [ -n "${KSRC:-}" ]; then
+	[ -f "$KSRC/Makefile" ] && [ -d "$KSRC/fs/ext4" ] ||
+		refuse "KSRC=$KSRC is not a kernel source tree (no Makefile or fs/ext4)"
+	KSRC=$(cd "$KSRC" && pwd -P)
+	sver=$(makefile_version <"$KSRC/Makefile")
+	[ "$sver" = "$hver" ] ||
+		refuse "KSRC=$KSRC is ${sver:-of unknown version} but the target kernel $KVER is $target_desc: point KSRC at a $hver tree"
+	[ -f "$KSRC/include/trace/events/ext4.h" ] ||
+		refuse "KSRC=$KSRC has no include/trace/events/ext4.h"
+	source_desc="KSRC=$KSRC ($sver)"
+	# identity: the version and the content of what we take from it
+	source_id="ksrc:$KSRC:$sver:$( (cd "$KSRC" && find fs/ext4 include/trace/events/ext4.h -type f -print0 |
+		sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-64)"
+else
+	srcdir=${EXT4X_SRCDIR:-/usr/src}
+	tarball=$srcdir/linux-source-$xy.tar.xz
+	[ -f "$tarball" ] ||
+		refuse "kernel source for $KVER ($target_desc) not found: apt-get install linux-source-$xy${hdeb:+=$hdeb}, or set KSRC=/path/to/linux-$hver"
+	sver=$(tar -xOf "$tarball" --occurrence=1 "linux-source-$xy/Makefile" 2>/dev/null | makefile_version || true)
+	[ -n "$sver" ] || refuse "$tarball: cannot read linux-source-$xy/Makefile from it"
+	if [ "${EXT4X_SOURCE_DEBVER+set}" ]; then
+		sdeb=$EXT4X_SOURCE_DEBVER
+	else
+		spkg=$(dpkg-query -S "$tarball" 2>/dev/null | head -n1 | cut -d: -f1 || true)
+		sdeb=$( [ -n "$spkg" ] && dpkg-query -W -f='${Version}' "$spkg" 2>/dev/null || true)
+	fi
+	fix="install linux-source-$xy${hdeb:+=$hdeb} or set KSRC=/path/to/linux-$hver"
+	if [ "$sver" != "$hver" ] || { [ -n "$hdeb" ] && [ -n "$sdeb" ] && [ "$sdeb" != "$hdeb" ]; }; then
+		refuse "$tarball is $sver${sdeb:+ (Debian $sdeb)} but the target kernel $KVER is $target_desc: $fix"
+	fi
+	# Debian headers but a tarball no package owns: its Debian patches are unknown
+	[ -z "$hdeb" ] || [ -n "$sdeb" ] ||
+		refuse "$tarball is $sver but belongs to no Debian package, so it cannot be checked against $KVER (Debian $hdeb): $fix"
+	source_desc="$tarball ($sver${sdeb:+, Debian $sdeb})"
+	source_id="tar:$tarball:$sver:$sdeb:$(stat -c '%s:%Y' "$tarball")"
+fi
+
+# ---- target config: CONFIG_EXT4_* of the kernel --------------------------------------
+autoconf=$kbuild/include/config/auto.conf
+[ -f "$autoconf" ] || refuse "$autoconf not found: the headers for $KVER are incomplete"
+ext4_config=$(grep -E '^CONFIG_EXT4_[A-Z0-9_]+=' "$autoconf" | sort || true)
+
+# ---- output location and cache stamp ------------------------------------------------
+OUT=${OUT:-$here/build/$FLAVOUR}
+case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
+outparent=$(dirname "$OUT")
+mkdir -p "$outparent"
+outparent=$(cd "$outparent" && pwd -P)
+OUT=$outparent/$(basename "$OUT")
+
+series_id=$( (cd "$patchroot/$xy" && sha256sum series ${patches[@]+"${patches[@]}"}) | sha256sum | cut -c1-64)
+tools_id=$( (cd "$here" && sha256sum prepare.sh rename.sh rename-globals.txt) | sha256sum | cut -c1-64)
+stamp_text="ext4x-prepare $prog_version
+flavour $FLAVOUR
+kver $KVER
+kbuild $kbuild
+headers $hver ${hdeb:--}
+source $source_id
+series $xy $series_id
+tools $tools_id
+config $(echo "$ext4_config" | sha256sum | cut -c1-64)"
+
+# one prepare at a time per output parent (parallel make, DKMS)
+exec 9>"$outparent/.prepare.lock"
+flock 9
+
+if [ -f "$OUT/.ext4x-stamp" ] && [ "$(cat "$OUT/.ext4x-stamp")" = "$stamp_text" ]; then
+	echo "ext4x: $OUT is up to date ($FLAVOUR for $KVER from $source_desc)"
+	exit 0
+fi
+
+tmp=$(mktemp -d "$outparent/.$(basename "$OUT").new.XXXXXX")
+old=""
+cleanup() { rm -rf "$tmp" ${old:+"$old"}; }
+trap cleanup EXIT
+
+echo "ext4x: preparing $FLAVOUR for $KVER ($target_desc) from $source_desc"
+
+# ---- extract: fs/ext4 and the ext4 trace header only --------------------------------
+if [ -n "${KSRC:-}" ]; then
+	mkdir -p "$tmp/fs" "$tmp/include/trace/events"
+	cp -a "$KSRC/fs/ext4" "$tmp/fs/ext4"
+	cp -a "$KSRC/include/trace/events/ext4.h" "$tmp/include/trace/events/ext4.h"
+else
+	tar -xf "$tarball" -C "$tmp" --strip-components=1 \
+		"linux-source-$xy/fs/ext4" "linux-source-$xy/include/trace/events/ext4.h" ||
+		die "cannot extract fs/ext4 from $tarball"
+fi
+# build leftovers of a KSRC tree that was built in
+find "$tmp" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' -o -name '*.order' \) -delete
+
+# ---- patch series -------------------------------------------------------------------
+n=0
+for p in ${patches[@]+"${patches[@]}"}; do
+	n=$((n + 1))
+	if ! log=$(patch -d "$tmp" -p1 --fuzz=0 --batch --forward --no-backup-if-mismatch \
+			--reject-file=- -i "$patchroot/$xy/$p" 2>&1); then
+		echo "$log" | sed 's/^/  | /' >&2
+		die "patch $xy/$p (#$n in $series) does not apply to $source_desc"
+	fi
+done
+[ "$n" -eq 0 ] || echo "ext4x: applied $n patch(es) from $series"
+
+# ---- rename and generate the Kbuild ---------------------------------------------------
+proj_rel=$(realpath -m --relative-to="$OUT/fs/ext4" "$here/..")
+
+kbuild_header() {
+	echo "# Generated by ext4-backport/prepare.sh for $KVER ($target_desc), FLAVOUR=$FLAVOUR,"
+	echo "# from fs/ext4/Makefile of $source_desc after the $xy series. Do not edit."
+}
+
+if [ "$FLAVOUR" = ext4x ]; then
+	"$here/rename.sh" "$tmp" || die "rename to ext4x failed or left clashing names (see above)"
+	{
+		kbuild_header
+		echo "# The target kernel's CONFIG_EXT4_* options, renamed CONFIG_EXT4X_* like the"
+		echo "# sources. Never set: EXT4X_USE_FOR_EXT2 (ext4x does not register ext2),"
+		echo "# EXT4X_KUNIT_TESTS; EXT4X_FS is always m."
+		echo "CONFIG_EXT4X_FS := m"
+		echo "$ext4_config" | grep -vE '^CONFIG_EXT4_(FS|USE_FOR_EXT2|KUNIT_TESTS)=' |
+			sed -n 's/^CONFIG_EXT4_\([A-Z0-9_]*\)=\(y\)$/CONFIG_EXT4X_\1 := y\nccflags-y += -DCONFIG_EXT4X_\1=1/p'
+		echo "# the renamed trace header <trace/events/ext4x.h>"
+		echo "ccflags-y += -I\$(src)/../../include"
+	} >"$tmp/fs/ext4/Kbuild"
+	makefile_note=" (renamed)"
+else
+	{
+		kbuild_header
+		echo "# Drop-in build under the stock name: CONFIG_EXT4_* of the target kernel apply"
+		echo "# as they are (include/config/auto.conf, autoconf.h); KUnit tests off."
+		echo "CONFIG_EXT4_FS := m"
+		echo "CONFIG_EXT4_KUNIT_TESTS :="
+		echo "# the prepared (patched) <trace/events/ext4.h>, ahead of the headers' own copy"
+		echo "NOSTDINC_FLAGS += -I\$(src)/../../include"
+	} >"$tmp/fs/ext4/Kbuild"
+	makefile_note=""
+fi
+{
+	echo "# project headers: percpu_stats/percpu_stats.h, mbcache2/mbcache2.h"
+	echo "ccflags-y += -I\$(src)/$proj_rel"
+	echo
+	echo "# ---- fs/ext4/Makefile$makefile_note ----"
+	grep -v '^#' "$tmp/fs/ext4/Makefile"
+} >>"$tmp/fs/ext4/Kbuild"
+rm -f "$tmp/fs/ext4/Makefile"
+grep -qE "^obj-\\\$\\(CONFIG_$( [ "$FLAVOUR" = ext4x ] && echo EXT4X || echo EXT4)_FS\\)[[:space:]]*\\+=[[:space:]]*$FLAVOUR\\.o" "$tmp/fs/ext4/Kbuild" ||
+	die "generated Kbuild does not build $FLAVOUR.o: fs/ext4/Makefile changed shape"
+
+# ---- publish ----------------------------------------------------------------------
+printf '%s\n' "$stamp_text" >"$tmp/.ext4x-stamp"
+chmod 755 "$tmp"
+if [ -e "$OUT" ]; then
+	old=$(mktemp -d "$outparent/.$(basename "$OUT").old.XXXXXX")
+	mv "$OUT" "$old/"
+fi
+mv "$tmp" "$OUT"
+echo "ext4x: prepared $OUT"
