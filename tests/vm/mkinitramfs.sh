@@ -9,7 +9,9 @@
 # The kernel unpacks concatenated compressed cpio archives in order, so
 # OUT = BASE followed by OVERLAY.
 #
-# Usage: mkinitramfs.sh --kver KVER [--modules DIR] [--out FILE]
+# Usage: mkinitramfs.sh --kver KVER [--modules DIR] [--extra-tests DIR]
+#                       [--out FILE]
+#   --extra-tests DIR  also install DIR/*.sh as guest test files
 #   Without --out only the base is built; its path is printed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,11 +19,12 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=tests/vm/common.sh
 . "$here/common.sh"
 
-kver='' moddir='' out=''
+kver='' moddir='' extra='' out=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) kver=$2; shift 2 ;;
 	--modules) moddir=$2; shift 2 ;;
+	--extra-tests) extra=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	*) die "unknown argument: $1" ;;
 	esac
@@ -85,6 +88,10 @@ build_overlay() {
 	mkdir -p "$stage/tests" "$stage/usr/lib/modules/$kver/extra"
 	cp -r "$repo/tests/guest" "$stage/tests/guest"
 	cp "$repo/tests/guest/init" "$stage/init"
+	if [ -n "$extra" ]; then
+		[ -d "$extra" ] || die "test directory $extra does not exist"
+		cp "$extra"/*.sh "$stage/tests/guest/"
+	fi
 	chmod 755 "$stage/init"
 	if [ -n "$moddir" ]; then
 		[ -d "$moddir" ] || die "module directory $moddir does not exist"

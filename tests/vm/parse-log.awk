@@ -33,6 +33,7 @@ match($0, kernel_re) || $0 ~ ("^" problem) {
 }
 
 /^ext4x-guest: done/ { done = 1; next }
+/^# [^ ]+: running/ { running = $2; sub(/:$/, "", running); next }
 /^# pmem:/ { print; next }
 
 /^1\.\.[0-9]+/ { if (plan < 0) plan = substr($0, 4) + 0; next }
@@ -66,11 +67,18 @@ match($0, kernel_re) || $0 ~ ("^" problem) {
 		case_pass, case_fail, case_skip, extra
 	printf "%s", fail_lines
 	passed += case_pass; failed += case_fail; skipped += case_skip
-	case_pass = case_fail = case_skip = 0; fail_lines = ""
+	case_pass = case_fail = case_skip = 0; fail_lines = ""; running = ""
 	next
 }
 
 END {
+	if (running != "") {
+		# The run ended inside a file: keep the cases it reported.
+		printf "FAIL %s: %d passed, %d failed, %d skipped (did not finish)\n",
+			running, case_pass, case_fail, case_skip
+		printf "%s", fail_lines
+		passed += case_pass; failed += case_fail; skipped += case_skip
+	}
 	if (expected)
 		printf "%d kernel problem line(s) inside expect-warn brackets (ignored)\n", expected
 	if (incidents) {

@@ -8,6 +8,7 @@
 #   --modules DIR  built .ko files (searched recursively) to install in the
 #                  guest's /lib/modules/KVER/extra
 #   --tests LIST   guest test files tests/guest/NAME.sh (default: all)
+#   --extra-tests DIR  add DIR/*.sh to the guest's test files
 #   --timeout SEC  limit for the whole QEMU run (default 1200)
 #   --log FILE     where to write the serial log (default: a temp file)
 #   --results DIR  copy the serial log there as serial.log, with the files
@@ -20,13 +21,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/vm/common.sh
 . "$here/common.sh"
 
-kver='' moddir='' tests=all limit=1200 mem=2G smp=2 log='' results=''
+kver='' moddir='' extra='' tests=all limit=1200 mem=2G smp=2 log='' results=''
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || die "missing value for $1"
 	case $1 in
 	--kver) kver=$2 ;;
 	--modules) moddir=$2 ;;
 	--tests) tests=$2 ;;
+	--extra-tests) extra=$2 ;;
 	--timeout) limit=$2 ;;
 	--mem) mem=$2 ;;
 	--smp) smp=$2 ;;
@@ -56,7 +58,7 @@ mkdir -p "$(dirname "$log")"
 
 kroot=$("$here/fetch-kernel.sh" "$kver")
 "$here/mkinitramfs.sh" --kver "$kver" ${moddir:+--modules "$moddir"} \
-	--out "$work/initramfs.cpio.gz"
+	${extra:+--extra-tests "$extra"} --out "$work/initramfs.cpio.gz"
 truncate -s 1G "$work/nvdimm.img"
 
 append="console=ttyS0 rdinit=/init panic=-1 oops=panic slub_debug=FZPU"
