@@ -77,7 +77,8 @@ if [ "${EXT4X_HEADERS_DEBVER+set}" ]; then
 else
 	hdeb=$(dpkg-query -W -f='${Version}' "linux-headers-$KVER" 2>/dev/null || true)
 fi
-target_desc="$hver${hdeb:+, Debian $hdeb}"
+target_desc="$hver${hdeb:+, Debian $hdeb}"    # 6.1.192, Debian 6.1.192-3
+target_paren="$hver${hdeb:+ (Debian $hdeb)}"  # 6.1.192 (Debian 6.1.192-3)
 
 # ---- patch series for X.Y ----------------------------------------------------------
 patchroot=${EXT4X_PATCHDIR:-$here/patches}
@@ -102,7 +103,7 @@ if [ -n "${KSRC:-}" ]; then
 	KSRC=$(cd "$KSRC" && pwd -P)
 	sver=$(makefile_version <"$KSRC/Makefile")
 	[ "$sver" = "$hver" ] ||
-		refuse "KSRC=$KSRC is ${sver:-of unknown version} but the target kernel $KVER is $target_desc: point KSRC at a $hver tree"
+		refuse "KSRC=$KSRC is ${sver:-of unknown version} but the target kernel $KVER is $target_paren: point KSRC at a $hver tree"
 	[ -f "$KSRC/include/trace/events/ext4.h" ] ||
 		refuse "KSRC=$KSRC has no include/trace/events/ext4.h"
 	source_desc="KSRC=$KSRC ($sver)"
@@ -124,7 +125,7 @@ else
 	fi
 	fix="install linux-source-$xy${hdeb:+=$hdeb} or set KSRC=/path/to/linux-$hver"
 	if [ "$sver" != "$hver" ] || { [ -n "$hdeb" ] && [ -n "$sdeb" ] && [ "$sdeb" != "$hdeb" ]; }; then
-		refuse "$tarball is $sver${sdeb:+ (Debian $sdeb)} but the target kernel $KVER is $target_desc: $fix"
+		refuse "$tarball is $sver${sdeb:+ (Debian $sdeb)} but the target kernel $KVER is $target_paren: $fix"
 	fi
 	# Debian headers but a tarball no package owns: its Debian patches are unknown
 	[ -z "$hdeb" ] || [ -n "$sdeb" ] ||
@@ -193,7 +194,7 @@ for p in ${patches[@]+"${patches[@]}"}; do
 	n=$((n + 1))
 	if ! log=$(patch -d "$tmp" -p1 --fuzz=0 --batch --forward --no-backup-if-mismatch \
 			--reject-file=- -i "$patchroot/$xy/$p" 2>&1); then
-		echo "$log" | sed 's/^/  | /' >&2
+		echo "$log" | sed 's/^/  | /'  # context on stdout; the error is one line
 		die "patch $xy/$p (#$n in $series) does not apply to $source_desc"
 	fi
 done

@@ -106,27 +106,29 @@ do_check() {
 	[ -z "$out" ] || fail "files not renamed: $out"
 
 	# rule 1 leftovers: a lowercase ext4 not followed by x, anywhere
-	out=$(grep -rnE '(^|[^[:alnum:]])ext4([^x]|$)' fs/ext4 include/trace/events/ext4x.h |
+	# (sources only: not the generated Kbuild nor build products)
+	out=$(grep -rnE --include='*.[ch]' --include=Makefile --include=Kconfig \
+		'(^|[^[:alnum:]])ext4([^x]|$)' fs/ext4 include/trace/events/ext4x.h |
 		grep -vE "$keep_grep" | grep -v -- "$paste_grep" || true)
 	[ -z "$out" ] || fail "lowercase ext4 left:"$'\n'"$out"
 	# rule 2 leftovers
-	out=$(grep -rn 'CONFIG_EXT4_' fs/ext4 include/trace/events/ext4x.h || true)
+	out=$(grep -rn --include='*.[ch]' --include=Makefile 'CONFIG_EXT4_' fs/ext4 include/trace/events/ext4x.h || true)
 	[ -z "$out" ] || fail "CONFIG_EXT4_ left:"$'\n'"$out"
 	# rule 3 leftovers: a listed global still used under its stock name
 	local w
 	for w in $(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$here/rename-globals.txt"); do
-		out=$(grep -rnw -- "$w" fs/ext4 include/trace/events/ext4x.h | grep -v "ext4x_$w" || true)
+		out=$(grep -rnw --include='*.[ch]' -- "$w" fs/ext4 include/trace/events/ext4x.h | grep -v "ext4x_$w" || true)
 		[ -z "$out" ] || fail "global $w not renamed:"$'\n'"$out"
 	done
 	# rule 4: the fscrypt key prefix kept (crypto.c exists in every tree we support)
 	grep -qE "$keep_grep" fs/ext4/crypto.c || fail 'fscrypt key_prefix "ext4:" not found in crypto.c'
 
 	# identities, spelled out
-	out=$(grep -rhoE 'MODULE_ALIAS(_FS)?\("[^"]*"\)' fs/ext4 | sort -u)
+	out=$(grep -rhoE --include='*.[ch]' 'MODULE_ALIAS(_FS)?\("[^"]*"\)' fs/ext4 | sort -u)
 	[ "$out" = 'MODULE_ALIAS_FS("ext4x")' ] || fail "module aliases are not just fs-ext4x: $out"
-	out=$(grep -rnE '(un)?register_as_ext[23]\(\);' fs/ext4 || true)
+	out=$(grep -rnE --include='*.[ch]' '(un)?register_as_ext[23]\(\);' fs/ext4 || true)
 	[ -z "$out" ] || fail "ext2/ext3 registration left:"$'\n'"$out"
-	out=$(grep -rnoE '(un)?register_filesystem\(&[a-z0-9_]+\)' fs/ext4 |
+	out=$(grep -rnoE --include='*.[ch]' '(un)?register_filesystem\(&[a-z0-9_]+\)' fs/ext4 |
 		grep -vE '&(ext4x|ext2|ext3)_fs_type\)' || true)
 	[ -z "$out" ] || fail "unexpected register_filesystem:"$'\n'"$out"
 	# ext2_fs_type/ext3_fs_type stay defined (IS_EXT2_SB/IS_EXT3_SB use them) but are
@@ -141,9 +143,9 @@ do_check() {
 	grep -qE '^#define TRACE_SYSTEM ext4x$' include/trace/events/ext4x.h ||
 		fail 'TRACE_SYSTEM ext4x not found'
 	# every slab cache: a literal name must start with ext4x, KMEM_CACHE(struct ext4x_*)
-	out=$(grep -rnE 'kmem_cache_create(_usercopy)?\("' fs/ext4 | grep -vE 'kmem_cache_create(_usercopy)?\("ext4x' || true)
+	out=$(grep -rnE --include='*.[ch]' 'kmem_cache_create(_usercopy)?\("' fs/ext4 | grep -vE 'kmem_cache_create(_usercopy)?\("ext4x' || true)
 	[ -z "$out" ] || fail "kmem cache names not renamed:"$'\n'"$out"
-	out=$(grep -rnE 'KMEM_CACHE(_USERCOPY)?\(' fs/ext4 | grep -vE 'KMEM_CACHE(_USERCOPY)?\(ext4x' || true)
+	out=$(grep -rnE --include='*.[ch]' 'KMEM_CACHE(_USERCOPY)?\(' fs/ext4 | grep -vE 'KMEM_CACHE(_USERCOPY)?\(ext4x' || true)
 	[ -z "$out" ] || fail "KMEM_CACHE structs not renamed:"$'\n'"$out"
 
 	[ "$fails" -eq 0 ] || die "$fails check(s) failed in $tree"

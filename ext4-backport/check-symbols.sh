@@ -1,0 +1,93 @@
+#!/bin/bash
+# check-symbols.sh - check a built ext4x.ko against the stock ext4 module; prints KTAP.
+#
+# Usage: check-symbols.sh [EXT4X_KO [STOCK_EXT4_KO]]
+#   EXT4X_KO       default: build/ext4x/fs/ext4/ext4x.ko next to this script
+#   STOCK_EXT4_KO  default: the first of $STOCK_KO, /var/cache/ext4x-test/kernel/**/ext4.ko,
+#                  /lib/modules/$KVER/kernel/fs/ext4/ext4.ko (KVER from the .ko's vermagic);
+#                  the comparisons with it are skipped if none is found
+#                  (apt-get download linux-image-$KVER; dpkg-deb -x it to get one)
+# Checks: module name/aliases/depends; no defined global symbol without "ext4x" but the
+# module boilerplate (init_module, cleanup_module, __this_module); no global symbol, no
+# tracepoint and no "ext4..." string (slab, proc, sysfs, fs names) shared with the stock
+# module, except the fscrypt key prefix "ext4:".
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ko=${1:-$here/build/ext4x/fs/ext4/ext4x.ko}
+stock=${2:-${STOCK_KO:-}}
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "$l" | sed 's/^/# /'; done; }
+check() { # check NAME OUTPUT-THAT-MUST-BE-EMPTY
+	if [ -z "$2" ]; then ok "$1"; else notok "$1" "$2"; fi
+}
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+echo "KTAP version 1"
+echo "1..9"
+if [ ! -f "$ko" ]; then
+	for i in 1 2 3 4 5 6 7 8 9; do notok "check $i: $ko not found"; done
+	exit 1
+fi
+echo "# module: $ko"
+
+kver=$(modinfo -F vermagic "$ko" | awk '{print $1}')
+if [ -z "$stock" ]; then
+	for c in /var/cache/ext4x-test/kernel/lib/modules/"$kver"/kernel/fs/ext4/ext4.ko \
+		$(find /var/cache/ext4x-test -name ext4.ko 2>/dev/null | head -n1) \
+		/lib/modules/"$kver"/kernel/fs/ext4/ext4.ko; do
+		[ -f "$c" ] && { stock=$c; break; }
+	done
+fi
+[ -z "$stock" ] || echo "# stock: $stock"
+
+# 1-3: modinfo
+name=$(modinfo -F name "$ko")
+check "modinfo name is ext4x" "$([ "$name" = ext4x ] || echo "name: $name")"
+aliases=$(modinfo -F alias "$ko" | sort | paste -sd' ')
+check "modinfo alias is only fs-ext4x" "$([ "$aliases" = fs-ext4x ] || echo "aliases: $aliases")"
+deps=$(modinfo -F depends "$ko")
+echo "# depends: $deps"
+check "depends on jbd2 and mbcache" "$(echo ",$deps," | grep -q ',jbd2,' && echo ",$deps," | grep -q ',mbcache,' || echo "depends: $deps")"
+
+# 4: every defined global has ext4x in its name
+boiler='^(init_module|cleanup_module|__this_module)$'
+globals() { nm --defined-only -g "$1" | awk '{print $3}' | sort -u; }
+ours=$(globals "$ko")
+check "every global symbol is ext4x-prefixed (else add it to rename-globals.txt)" \
+	"$(echo "$ours" | grep -v ext4x | grep -vE "$boiler")"
+
+# 5: tracepoints: all in trace system ext4x
+tps=$(nm "$ko" | awk '$3 ~ /^__tracepoint_/ {print $3}')
+check "$(echo "$tps" | grep -c .) tracepoints, all __tracepoint_ext4x_*" \
+	"$(echo "$tps" | grep -v '^__tracepoint_ext4x_')"
+
+if [ -z "$stock" ] || [ ! -f "$stock" ]; then
+	for t in "no global symbol shared with stock ext4.ko" "no tracepoint shared with stock ext4.ko" \
+		"no ext4 string (slab/proc/sysfs/fs name) shared with stock ext4.ko" \
+		"stock ext4.ko is the same kernel"; do
+		skip "$t" "no stock ext4.ko (set STOCK_KO)"
+	done
+	[ "$failed" -eq 0 ]; exit
+fi
+
+# 6: globals shared with the stock module
+theirs=$(globals "$stock")
+check "no global symbol shared with stock ext4.ko" \
+	"$(comm -12 <(echo "$ours") <(echo "$theirs") | grep -vE "$boiler")"
+# 7: tracepoint names
+check "no tracepoint shared with stock ext4.ko" \
+	"$(comm -12 <(echo "$tps" | sort) <(nm "$stock" | awk '$3 ~ /^__tracepoint_/ {print $3}' | sort))"
+# 8: identity strings: slab caches, /proc/fs, /sys/fs, fs type, thread/workqueue names
+check "no ext4 string (slab/proc/sysfs/fs name) shared with stock ext4.ko" \
+	"$(comm -12 <(strings -a "$stock" | grep -E '^(fs/)?ext4' | sort -u) <(strings -a "$ko" | sort -u) |
+		grep -vx 'ext4:')"
+# 9: same vermagic
+check "stock ext4.ko is the same kernel" \
+	"$([ "$(modinfo -F vermagic "$stock")" = "$(modinfo -F vermagic "$ko")" ] || echo "vermagic differs")"
+echo "# local (static) symbols with the same name in both, harmless: $(comm -12 \
+	<(nm --defined-only "$ko" | awk '$2 ~ /[a-z]/ {print $3}' | sort -u) \
+	<(nm --defined-only "$stock" | awk '$2 ~ /[a-z]/ {print $3}' | sort -u) | grep -c .)"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,232 @@
+#!/bin/bash
+# Host-side tests of ext4-backport/prepare.sh and rename.sh; prints KTAP.
+# Works only in a private temporary directory (fake headers, fake /usr/src, fake
+# kernel trees and patch series, OUT); nothing outside it is changed or deleted.
+# The last tests use the real headers and linux-source tarball when present (else SKIP).
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+prepare=$here/prepare.sh
+T=$(mktemp -d /tmp/ext4x-test-prepare.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+diag() { sed 's/^/# /'; }
+
+# run ENV... -- ARGS: runs prepare.sh with a clean environment for our variables;
+# sets rc, out (stdout), err (stderr)
+run() {
+	local envs=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	env -u KVER -u KSRC -u OUT -u FLAVOUR -u EXT4X_KBUILD -u EXT4X_SRCDIR \
+		-u EXT4X_PATCHDIR -u EXT4X_HEADERS_DEBVER -u EXT4X_SOURCE_DEBVER \
+		${envs[@]+"${envs[@]}"} "$prepare" "$@" >"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	out=$(cat "$T/stdout")
+	err=$(cat "$T/stderr")
+}
+
+# expect NAME RC EXACT-STDERR [OUTDIR]: checks rc, that stderr is exactly one line equal
+# to EXACT-STDERR (or matching it as an ERE if it starts with ^), and that OUTDIR still
+# holds only its marker file
+expect() {
+	local name=$1 want_rc=$2 want=$3 outdir=${4:-} why=""
+	[ "$rc" -eq "$want_rc" ] || why+="rc $rc, want $want_rc; "
+	if [ "${want:0:1}" = "^" ]; then
+		echo "$err" | tail -n1 | grep -qE -- "$want" || why+="stderr does not match; "
+	else
+		[ "$err" = "$want" ] || why+="stderr differs; "
+	fi
+	if [ -n "$outdir" ]; then
+		[ "$(ls -A "$outdir")" = marker ] && [ "$(cat "$outdir/marker")" = untouched ] ||
+			why+="OUT was touched; "
+	fi
+	if [ -z "$why" ]; then
+		ok "$name"
+	else
+		notok "$name"
+		{ echo "$why"; echo "want: $want"; echo "got:  $err"; } | diag
+	fi
+}
+
+# a fresh OUT holding one marker file
+mkout() { rm -rf "$1"; mkdir -p "$1"; echo untouched >"$1/marker"; }
+
+# fake headers: kernelversion, auto.conf, utsrelease.h
+mkheaders() { # DIR VERSION RELEASE
+	mkdir -p "$1/include/config" "$1/include/generated"
+	printf 'kernelversion:\n\t@echo %s\n' "$2" >"$1/Makefile"
+	printf 'CONFIG_EXT4_FS=m\nCONFIG_EXT4_FS_POSIX_ACL=y\nCONFIG_EXT4_FS_SECURITY=y\n' >"$1/include/config/auto.conf"
+	printf '#define UTS_RELEASE "%s"\n' "$3" >"$1/include/generated/utsrelease.h"
+}
+kmakefile() { # VERSION PATCHLEVEL SUBLEVEL
+	printf '# SPDX-License-Identifier: GPL-2.0\nVERSION = %s\nPATCHLEVEL = %s\nSUBLEVEL = %s\nEXTRAVERSION =\nNAME = Fake\n' "$@"
+}
+# fake kernel tree: Makefile + a tiny fs/ext4 + trace header
+mktree() { # DIR SUBLEVEL
+	mkdir -p "$1/fs/ext4" "$1/include/trace/events"
+	kmakefile 6 1 "$2" >"$1/Makefile"
+	printf 'line one\nline two\nline three\n' >"$1/fs/ext4/xattr.c"
+	printf 'obj-$(CONFIG_EXT4_FS) += ext4.o\next4-y := xattr.o\n' >"$1/fs/ext4/Makefile"
+	printf '#define TRACE_SYSTEM ext4\n' >"$1/include/trace/events/ext4.h"
+}
+# fake linux-source-6.1.tar.xz in DIR whose Makefile has SUBLEVEL
+mktarball() { # DIR SUBLEVEL
+	mktree "$T/tarroot/linux-source-6.1" "$2"
+	mkdir -p "$1"
+	tar -cJf "$1/linux-source-6.1.tar.xz" -C "$T/tarroot" linux-source-6.1
+	rm -rf "$T/tarroot"
+}
+
+KV=6.1.0-57-amd64
+mkheaders "$T/headers" 6.1.192 "$KV"
+mkheaders "$T/headers-6.99" 6.99.0 6.99.0-1-amd64
+fakehdr=(KVER=$KV EXT4X_KBUILD=$T/headers EXT4X_HEADERS_DEBVER=6.1.192-3)
+
+echo "KTAP version 1"
+echo "1..13"
+
+# 1: no source at all
+mkdir -p "$T/empty-usr-src"; mkout "$T/out1"
+run "${fakehdr[@]}" EXT4X_SRCDIR="$T/empty-usr-src" OUT="$T/out1" --
+expect "missing linux-source tarball is refused with exit 2, OUT untouched" 2 \
+	"ext4x: kernel source for $KV (6.1.192, Debian 6.1.192-3) not found: apt-get install linux-source-6.1=6.1.192-3, or set KSRC=/path/to/linux-6.1.192" \
+	"$T/out1"
+
+# 2: tarball of another SUBLEVEL
+mktarball "$T/src-190" 190; mkout "$T/out2"
+run "${fakehdr[@]}" EXT4X_SRCDIR="$T/src-190" EXT4X_SOURCE_DEBVER=6.1.190-1 OUT="$T/out2" --
+expect "tarball of another version (6.1.190) is refused" 2 \
+	"ext4x: $T/src-190/linux-source-6.1.tar.xz is 6.1.190 (Debian 6.1.190-1) but the target kernel $KV is 6.1.192 (Debian 6.1.192-3): install linux-source-6.1=6.1.192-3 or set KSRC=/path/to/linux-6.1.192" \
+	"$T/out2"
+
+# 3: same upstream version, other Debian revision
+mktarball "$T/src-192" 192; mkout "$T/out3"
+run "${fakehdr[@]}" EXT4X_SRCDIR="$T/src-192" EXT4X_SOURCE_DEBVER=6.1.192-2 OUT="$T/out3" --
+expect "tarball of another Debian revision (6.1.192-2) is refused" 2 \
+	"ext4x: $T/src-192/linux-source-6.1.tar.xz is 6.1.192 (Debian 6.1.192-2) but the target kernel $KV is 6.1.192 (Debian 6.1.192-3): install linux-source-6.1=6.1.192-3 or set KSRC=/path/to/linux-6.1.192" \
+	"$T/out3"
+
+# 4: right version but no package owns the tarball: Debian revision unknown
+mkout "$T/out4"
+run "${fakehdr[@]}" EXT4X_SRCDIR="$T/src-192" OUT="$T/out4" --
+expect "tarball owned by no Debian package is refused" 2 \
+	"ext4x: $T/src-192/linux-source-6.1.tar.xz is 6.1.192 but belongs to no Debian package, so it cannot be checked against $KV (Debian 6.1.192-3): install linux-source-6.1=6.1.192-3 or set KSRC=/path/to/linux-6.1.192" \
+	"$T/out4"
+
+# 5: KSRC of another version
+mktree "$T/ksrc-190" 190; mkout "$T/out5"
+run "${fakehdr[@]}" KSRC="$T/ksrc-190" OUT="$T/out5" --
+expect "KSRC tree of another version is refused" 2 \
+	"ext4x: KSRC=$T/ksrc-190 is 6.1.190 but the target kernel $KV is 6.1.192 (Debian 6.1.192-3): point KSRC at a 6.1.192 tree" \
+	"$T/out5"
+
+# 6: kernel with no patch series
+mkout "$T/out6"
+run KVER=6.99.0-1-amd64 EXT4X_KBUILD="$T/headers-6.99" EXT4X_HEADERS_DEBVER= \
+	EXT4X_SRCDIR="$T/empty-usr-src" OUT="$T/out6" --
+have=$(cd "$here/patches" && ls -d */series | sed 's,/series$,,' | sort -V | paste -sd, | sed 's/,/, /g')
+expect "kernel 6.99 without a patch series is refused" 2 \
+	"ext4x: no patch series for kernel 6.99 (have: $have)" "$T/out6"
+
+# 7: a patch that does not apply is named; the good one before it applied
+mktree "$T/ksrc-192" 192
+mkdir -p "$T/patches/6.1"
+cat >"$T/patches/6.1/0001-good.patch" <<'EOF'
+--- a/fs/ext4/xattr.c
++++ b/fs/ext4/xattr.c
+@@ -1,3 +1,3 @@
+ line one
+-line two
++line 2
+ line three
+EOF
+cat >"$T/patches/6.1/0002-bad.patch" <<'EOF'
+--- a/fs/ext4/xattr.c
++++ b/fs/ext4/xattr.c
+@@ -1,3 +1,3 @@
+ line one
+-line zwei
++line deux
+ line three
+EOF
+printf '# test series\n0001-good.patch\n\n0002-bad.patch  # comment\n' >"$T/patches/6.1/series"
+mkout "$T/out7"
+run "${fakehdr[@]}" KSRC="$T/ksrc-192" EXT4X_PATCHDIR="$T/patches" OUT="$T/out7" --
+expect "a patch that does not apply stops prepare and is named" 1 \
+	"ext4x: patch 6.1/0002-bad.patch (#2 in $T/patches/6.1/series) does not apply to KSRC=$T/ksrc-192 (6.1.192)" \
+	"$T/out7"
+
+# 8: series naming a missing file
+printf '0001-good.patch\n0003-missing.patch\n' >"$T/patches/6.1/series"
+mkout "$T/out8"
+run "${fakehdr[@]}" KSRC="$T/ksrc-192" EXT4X_PATCHDIR="$T/patches" OUT="$T/out8" --
+expect "a series entry without its patch file is refused" 2 \
+	"ext4x: $T/patches/6.1/series: patch 6.1/0003-missing.patch not found" "$T/out8"
+
+# 9: bad FLAVOUR
+mkout "$T/out9"
+run "${fakehdr[@]}" FLAVOUR=ext5 OUT="$T/out9" --
+expect "FLAVOUR other than ext4x/ext4 is refused" 2 \
+	"ext4x: FLAVOUR=ext5: must be ext4x or ext4" "$T/out9"
+
+# 10-13: the real thing, when this host has matching headers and source
+rkver=${KVER_REAL:-6.1.0-57-amd64}
+if [ -f "/lib/modules/$rkver/build/Makefile" ] && [ -f /usr/src/linux-source-6.1.tar.xz ]; then
+	mkout "$T/real"
+	t0=$(date +%s)
+	run KVER="$rkver" OUT="$T/real/out" --
+	t1=$(date +%s)
+	kb=$T/real/out/fs/ext4/Kbuild
+	if [ "$rc" -eq 0 ] && [ -f "$T/real/out/.ext4x-stamp" ] &&
+		grep -q '^obj-$(CONFIG_EXT4X_FS) += ext4x.o' "$kb" &&
+		grep -q '^ext4x-y' "$kb" && grep -q 'ext4x_jbd2.o' "$kb" &&
+		grep -q '^ccflags-y += -DCONFIG_EXT4X_FS_POSIX_ACL=1' "$kb" &&
+		! grep -v '^#' "$kb" | grep -q 'CONFIG_EXT4_' && [ -f "$T/real/out/include/trace/events/ext4x.h" ]; then
+		ok "real prepare ($rkver, empty 6.1 series) produces a renamed tree and Kbuild in $((t1 - t0)) s"
+	else
+		notok "real prepare ($rkver) produces a renamed tree and Kbuild"
+		{ echo "rc $rc"; echo "$out"; echo "$err"; } | diag
+	fi
+
+	touch "$T/real/out/fs/ext4/built.o"
+	run KVER="$rkver" OUT="$T/real/out" --
+	if [ "$rc" -eq 0 ] && echo "$out" | grep -q 'is up to date' && [ -f "$T/real/out/fs/ext4/built.o" ]; then
+		ok "second prepare is a no-op (stamp current, build products kept)"
+	else
+		notok "second prepare is a no-op"; { echo "$out"; echo "$err"; } | diag
+	fi
+
+	# a changed series (an added comment) re-prepares and replaces OUT
+	cp -a "$here/patches" "$T/real/patches"
+	echo "# changed" >>"$T/real/patches/6.1/series"
+	run KVER="$rkver" OUT="$T/real/out" EXT4X_PATCHDIR="$T/real/patches" --
+	if [ "$rc" -eq 0 ] && echo "$out" | grep -q 'prepared' && [ ! -e "$T/real/out/fs/ext4/built.o" ] &&
+		[ -z "$(ls -A "$T/real" | grep -v -e '^out$' -e '^patches$' -e '^marker$' -e '^\.prepare\.lock$')" ]; then
+		ok "a changed series re-prepares and replaces OUT, leaving no temporary dirs"
+	else
+		notok "a changed series re-prepares and replaces OUT"; { echo "$out"; echo "$err"; ls -A "$T/real"; } | diag
+	fi
+
+	# the rename check catches a leftover clashing name
+	cp -a "$T/real/out" "$T/real/bad"
+	rm -f "$T/real/bad/fs/ext4/Kbuild"
+	echo 'static const char *leak = "ext4_inode_cache";' >>"$T/real/bad/fs/ext4/super.c"
+	if "$here/rename.sh" --check "$T/real/bad" >"$T/stdout" 2>"$T/stderr"; then
+		notok "rename.sh --check fails on a leftover \"ext4_inode_cache\""
+	elif grep -q 'ext4_inode_cache' "$T/stderr" && "$here/rename.sh" --check "$T/real/out" >/dev/null 2>&1; then
+		ok "rename.sh --check fails on a leftover \"ext4_inode_cache\" and passes the real tree"
+	else
+		notok "rename.sh --check names the leftover"; diag <"$T/stderr"
+	fi
+else
+	for t in "real prepare" "second prepare is a no-op" "changed series re-prepares" "rename.sh --check"; do
+		skip "$t" "no /lib/modules/$rkver/build or /usr/src/linux-source-6.1.tar.xz"
+	done
+fi
+
+[ "$failed" -eq 0 ]
