@@ -56,8 +56,10 @@ base_key() {
 	} | sha256sum | cut -c1-16
 }
 
+# Runs in a command substitution: the subshell needs its own trap.
 build_base() {
-	local kroot key dir base stage
+	local kroot key dir base
+	trap cleanup EXIT
 	kroot=$("$here/fetch-kernel.sh" "$kver")
 	key=$(base_key)
 	dir=$(cache_root)/initramfs
@@ -73,6 +75,7 @@ build_base() {
 		"$here/stage-modules.sh" "$stage" "$kroot" "$kver"
 		pack "$stage" "$base"
 		rm -rf "$stage"
+		stage=''
 		# Older bases of this release are stale.
 		find "$dir" -maxdepth 1 -name "base-$kver-*.cpio.gz" ! -path "$base" -delete
 	fi
@@ -81,7 +84,7 @@ build_base() {
 }
 
 build_overlay() {
-	local dst=$1 stage ko n=0
+	local dst=$1 kroot=$2 ko name n=0
 	stage=$(mktemp -d)
 	# Paths must avoid /lib, /bin, /sbin: they are links in the base, and a
 	# directory entry of the same name would replace the link.
@@ -96,6 +99,12 @@ build_overlay() {
 	if [ -n "$moddir" ]; then
 		[ -d "$moddir" ] || die "module directory $moddir does not exist"
 		while IFS= read -r -d '' ko; do
+			name=${ko##*/}
+			[ ! -e "$stage/usr/lib/modules/$kver/extra/$name" ] ||
+				die "two modules named $name under $moddir"
+			# depmod would pick one of two same-named modules.
+			grep -q "/${name%.ko}\.ko:" "$kroot/lib/modules/$kver/modules.dep" &&
+				info "warning: $name in $moddir has the name of a distro module"
 			cp "$ko" "$stage/usr/lib/modules/$kver/extra/"
 			n=$((n + 1))
 		done < <(find "$moddir" -name '*.ko' -print0)
@@ -103,14 +112,22 @@ build_overlay() {
 	info "overlay: $n project module(s)"
 	pack "$stage" "$dst"
 	rm -rf "$stage"
+	stage=''
 }
+
+stage=''
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+	[ -z "$stage" ] || rm -rf "$stage"
+}
+trap cleanup EXIT
 
 base=$(build_base)
 if [ -z "$out" ]; then
 	printf '%s\n' "$base"
 	exit 0
 fi
-build_overlay "$out.overlay"
+build_overlay "$out.overlay" "$(cache_root)/kernel/$kver/root"
 cat "$base" "$out.overlay" >"$out.tmp"
 rm -f "$out.overlay"
 mv "$out.tmp" "$out"
