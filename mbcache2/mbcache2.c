@@ -38,6 +38,21 @@
  *    stripe.
  *
  *  - Lookups take the stripe lock; there is no RCU lookup path.
+ *
+ * Statistics: /sys/kernel/debug/mbcache2/<name>/stats prints one
+ * "name value" per line: the event counters lookups, hits, inserts,
+ * duplicates, deletes and evictions (per-CPU percpu_stats counters), the
+ * gauge entries (incremented on insert and decremented on removal, on
+ * whatever CPU; the sum is clamped at zero because it may be transiently
+ * negative), stripe_entries (the sum of the per-stripe counts), the
+ * capacity (max_entries, buckets, stripes) and the size of one entry beside
+ * that of a stock mbcache entry (entry_bytes, stock_entry_bytes). Writing
+ * "0" or "reset" to the file restarts the event counters from zero: their
+ * current totals become a base that later reads subtract, no per-CPU
+ * counter is written, so an event racing with the reset is counted exactly
+ * once, before or after it. The entries gauge is not reset.
+ * /sys/kernel/debug/mbcache2/live_objects counts entries allocated and not
+ * yet freed, over all caches.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -65,7 +80,7 @@
 
 /* Longest cache name kept, including the NUL */
 #define MBC2_NAME_LEN		32
-/* Entries reclaimed by an inserter whose stripe is at twice its share */
+/* Most entries an inserter scans when its stripe is at twice its share */
 #define MBC2_SYNC_SHRINK_BATCH	64
 /* The trim work takes a stripe 1/16th of its share below its share */
 #define MBC2_TRIM_DIVISOR	16
@@ -80,15 +95,6 @@ enum mbc2_event {
 	MBC2_DELETES,
 	MBC2_EVICTIONS,
 	MBC2_NR_EVENTS
-};
-
-static const char * const mbc2_event_names[MBC2_NR_EVENTS] = {
-	[MBC2_LOOKUPS]		= "lookups",
-	[MBC2_HITS]		= "hits",
-	[MBC2_INSERTS]		= "inserts",
-	[MBC2_DUPLICATES]	= "duplicates",
-	[MBC2_DELETES]		= "deletes",
-	[MBC2_EVICTIONS]	= "evictions",
 };
 
 /**
@@ -382,7 +388,9 @@ static void mbc2_over_limit(struct mbcache2 *cache, unsigned int idx,
 	if (!work_pending(&cache->c_trim_work))
 		schedule_work(&cache->c_trim_work);
 	if (count >= 2 * cache->c_stripe_limit)
-		mbc2_shrink_stripe(cache, idx, MBC2_SYNC_SHRINK_BATCH);
+		mbc2_shrink_stripe(cache, idx,
+				   min_t(unsigned long, MBC2_SYNC_SHRINK_BATCH,
+					 count - cache->c_stripe_limit));
 }
 
 /* Hash @entry unless its (key, value) is present; frees it if it is. */
@@ -732,18 +740,66 @@ void mbcache2_entry_touch(struct mbcache2 *cache,
 }
 EXPORT_SYMBOL(mbcache2_entry_touch);
 
+/**
+ * mbcache2_get_stats - read a cache's statistics
+ * @cache: the cache
+ * @stats: where to store them
+ *
+ * The event counters count since the cache was created or since the last
+ * mbcache2_reset_stats(); @stats->entries is the current number of
+ * entries. Sums per-CPU counters: meant for reporting, not per operation.
+ * A NULL @cache gives all zeroes.
+ */
+void mbcache2_get_stats(struct mbcache2 *cache, struct mbcache2_stats *stats)
+{
+	u64 sums[MBC2_NR_EVENTS];
+
+	memset(stats, 0, sizeof(*stats));
+	if (WARN_ON_ONCE(!cache))
+		return;
+	if (percpu_stats_sum_all(&cache->c_events, sums, MBC2_NR_EVENTS) < 0)
+		return;
+	stats->lookups = sums[MBC2_LOOKUPS];
+	stats->hits = sums[MBC2_HITS];
+	stats->inserts = sums[MBC2_INSERTS];
+	stats->duplicates = sums[MBC2_DUPLICATES];
+	stats->deletes = sums[MBC2_DELETES];
+	stats->evictions = sums[MBC2_EVICTIONS];
+	stats->entries = percpu_stats_sum_positive(&cache->c_entries, 0);
+}
+EXPORT_SYMBOL(mbcache2_get_stats);
+
+/**
+ * mbcache2_reset_stats - restart a cache's event counters from zero
+ * @cache: the cache
+ *
+ * Records the current totals of the event counters (lookups, hits,
+ * inserts, duplicates, deletes, evictions) as a base that later reads
+ * subtract (percpu_stats_reset()). No per-CPU counter is written, so an
+ * event that races with the reset is counted either before it or after
+ * it, never lost and never twice. The entries count is not reset.
+ */
+void mbcache2_reset_stats(struct mbcache2 *cache)
+{
+	if (WARN_ON_ONCE(!cache))
+		return;
+	percpu_stats_reset(&cache->c_events);
+}
+EXPORT_SYMBOL(mbcache2_reset_stats);
+
 static int mbc2_stats_show(struct seq_file *m, void *unused)
 {
 	struct mbcache2 *cache = m->private;
-	u64 sums[MBC2_NR_EVENTS];
-	int i;
+	struct mbcache2_stats st;
 
-	if (percpu_stats_sum_all(&cache->c_events, sums, MBC2_NR_EVENTS) < 0)
-		memset(sums, 0, sizeof(sums));
-	for (i = 0; i < MBC2_NR_EVENTS; i++)
-		seq_printf(m, "%s %llu\n", mbc2_event_names[i], sums[i]);
-	seq_printf(m, "entries %llu\n",
-		   percpu_stats_sum_positive(&cache->c_entries, 0));
+	mbcache2_get_stats(cache, &st);
+	seq_printf(m, "lookups %llu\n", st.lookups);
+	seq_printf(m, "hits %llu\n", st.hits);
+	seq_printf(m, "inserts %llu\n", st.inserts);
+	seq_printf(m, "duplicates %llu\n", st.duplicates);
+	seq_printf(m, "deletes %llu\n", st.deletes);
+	seq_printf(m, "evictions %llu\n", st.evictions);
+	seq_printf(m, "entries %llu\n", st.entries);
 	seq_printf(m, "stripe_entries %lu\n", mbcache2_count(cache));
 	seq_printf(m, "max_entries %lu\n", cache->c_max_entries);
 	seq_printf(m, "buckets %lu\n", 1UL << cache->c_bucket_bits);
@@ -759,12 +815,7 @@ static int mbc2_stats_open(struct inode *inode, struct file *file)
 	return single_open(file, mbc2_stats_show, inode->i_private);
 }
 
-/*
- * Writing "0" or "reset" resets the event counters: percpu_stats_reset()
- * records their current totals as a base that later reads subtract. No
- * per-CPU counter is written, so no event is lost or counted twice. The
- * entries gauge is not reset.
- */
+/* Writing "0" or "reset" calls mbcache2_reset_stats() */
 static ssize_t mbc2_stats_write(struct file *file, const char __user *ubuf,
 				size_t len, loff_t *ppos)
 {
@@ -777,7 +828,7 @@ static ssize_t mbc2_stats_write(struct file *file, const char __user *ubuf,
 	buf[n] = '\0';
 	if (!sysfs_streq(buf, "0") && !sysfs_streq(buf, "reset"))
 		return -EINVAL;
-	percpu_stats_reset(&cache->c_events);
+	mbcache2_reset_stats(cache);
 	return len;
 }
 

@@ -100,6 +100,28 @@ struct mbcache2_entry *mbcache2_entry_find_next(struct mbcache2 *cache,
 void mbcache2_entry_touch(struct mbcache2 *cache,
 			  struct mbcache2_entry *entry);
 
+/**
+ * struct mbcache2_stats - a cache's statistics, see mbcache2_get_stats()
+ * @lookups: find_first, get and ensure calls
+ * @hits: lookups that found an entry
+ * @inserts: entries created
+ * @duplicates: creates refused with -EBUSY because the pair was cached
+ * @deletes: entries removed by mbcache2_entry_delete_or_get()
+ * @evictions: entries freed by reclaim
+ * @entries: entries in the cache now (not affected by a reset)
+ */
+struct mbcache2_stats {
+	u64 lookups;
+	u64 hits;
+	u64 inserts;
+	u64 duplicates;
+	u64 deletes;
+	u64 evictions;
+	u64 entries;
+};
+
+void mbcache2_get_stats(struct mbcache2 *cache, struct mbcache2_stats *stats);
+void mbcache2_reset_stats(struct mbcache2 *cache);
 unsigned long mbcache2_shrink(struct mbcache2 *cache,
 			      unsigned long nr_to_scan);
 unsigned long mbcache2_count(struct mbcache2 *cache);

@@ -1,0 +1,142 @@
+#!/bin/sh
+# mbcache2: the in-kernel cases (mbcache2_test), then from the shell: the
+# debugfs stats file and its reset, a cache pinning the module, the
+# shrinker under drop_caches, and load/unload cycles that leave nothing.
+# timeout: 400
+. /tests/guest/lib.sh
+
+dbg=/sys/kernel/debug/mbcache2
+
+run_kmod_test mbcache2_test
+
+# field FILE NAME: value of the "NAME value" line of FILE
+field() {
+	sed -n "s/^$2 //p" "$1"
+}
+
+# expect_fields DESC FILE NAME=VALUE...: one result for all the fields
+expect_fields() {
+	_desc=$1
+	_file=$2
+	shift 2
+	_bad=
+	for _kv in "$@"; do
+		_got=$(field "$_file" "${_kv%%=*}")
+		[ "$_got" = "${_kv#*=}" ] || _bad="$_bad ${_kv%%=*}=$_got (want ${_kv#*=})"
+	done
+	if [ -z "$_bad" ]; then
+		ktap_ok "$_desc"
+	else
+		ktap_fail "$_desc" "mismatch:$_bad" "$(cat "$_file" 2>&1)"
+	fi
+}
+
+# --- mode=hold: a cache with 10 entries, 1 duplicate, 20 lookups, 10 hits
+if modprobe mbcache2_test mode=hold; then
+	stats=$dbg/mbcache2_test-hold/stats
+	ktap_diag "$(cat "$stats")"
+	expect_fields "debugfs_stats_counts" "$stats" lookups=20 hits=10 \
+		inserts=10 duplicates=1 deletes=0 evictions=0 entries=10 \
+		stripe_entries=10 buckets=256 max_entries=4096
+	ktap_check "debugfs_stats_entry_bytes_beside_stock" \
+		sh -c "grep -q '^entry_bytes [0-9]' $stats && grep -q '^stock_entry_bytes 56$' $stats"
+	echo reset >"$stats"
+	expect_fields "debugfs_reset_keeps_entries" "$stats" lookups=0 hits=0 \
+		inserts=0 duplicates=0 entries=10
+	echo 0 >"$stats"
+	expect_fields "debugfs_reset_with_0" "$stats" lookups=0 entries=10
+	if (echo bogus >"$stats") 2>/dev/null; then
+		ktap_fail "debugfs_rejects_bad_write" "writing bogus succeeded"
+	else
+		ktap_ok "debugfs_rejects_bad_write"
+	fi
+
+	ktap_check "stock_mbcache_loaded_beside_mbcache2" \
+		sh -c "grep -q '^mbcache ' /proc/modules && grep -q '^mbcache2 ' /proc/modules"
+
+	# Each holder module takes one reference; each cache takes another.
+	ref=$(cat /sys/module/mbcache2/refcnt)
+	holders=$(ls /sys/module/mbcache2/holders | wc -l)
+	if [ "$ref" -eq $((holders + 1)) ]; then
+		ktap_ok "cache_takes_module_reference"
+	else
+		ktap_fail "cache_takes_module_reference" \
+			"refcnt $ref with $holders holders, want holders + 1"
+	fi
+	if rmmod mbcache2 2>/dev/null; then
+		ktap_fail "unload_refused_while_cache_exists" "rmmod mbcache2 succeeded"
+	else
+		ktap_ok "unload_refused_while_cache_exists"
+	fi
+	rmmod mbcache2_test
+	ref=$(cat /sys/module/mbcache2/refcnt)
+	if [ "$ref" -eq 0 ] && [ ! -e "$dbg/mbcache2_test-hold" ]; then
+		ktap_ok "destroy_drops_reference_and_debugfs_dir"
+	else
+		ktap_fail "destroy_drops_reference_and_debugfs_dir" \
+			"refcnt $ref" "$(ls $dbg 2>&1)"
+	fi
+	ktap_check "unload_after_destroy" rmmod mbcache2
+else
+	ktap_fail "mode_hold_loads" "$(ktap_dmesg | tail -n 20)"
+fi
+modprobe -r mbcache2_test 2>/dev/null
+modprobe -r mbcache2 2>/dev/null
+
+# --- mode=drop: 1000 unused entries, 100 touched and held, 100 touched
+if modprobe mbcache2_test mode=drop; then
+	ctl=/sys/kernel/debug/mbcache2_test/drop
+	cat "$ctl" >/tmp/drop.before
+	expect_fields "drop_setup" /tmp/drop.before unref_alive=1000 \
+		held_alive=100 held_referenced=100 touched_alive=100 \
+		touched_referenced=100 count=1200
+	sync
+	echo 2 >/proc/sys/vm/drop_caches
+	cat "$ctl" >/tmp/drop.after
+	ktap_diag "after drop_caches:" "$(cat /tmp/drop.after)" \
+		"$(cat $dbg/mbcache2_test-drop/stats)"
+	expect_fields "drop_caches_frees_unused_entries" /tmp/drop.after \
+		unref_alive=0
+	expect_fields "drop_caches_keeps_used_clears_referenced" /tmp/drop.after \
+		held_alive=100 held_referenced=0
+	rmmod mbcache2_test
+else
+	ktap_fail "mode_drop_loads" "$(ktap_dmesg | tail -n 20)"
+fi
+modprobe -r mbcache2_test 2>/dev/null
+modprobe -r mbcache2 2>/dev/null
+
+# --- load/unload cycles
+cycles=30
+bad=
+i=0
+while [ "$i" -lt "$cycles" ]; do
+	i=$((i + 1))
+	dmesg -c >/dev/null
+	if ! modprobe mbcache2_test mode=quick; then
+		bad="cycle $i: load failed"
+		break
+	fi
+	if ktap_dmesg | grep -q 'ktap: not ok'; then
+		bad="cycle $i: $(ktap_dmesg | grep 'ktap: not ok' | head -n 3)"
+		break
+	fi
+	live=$(cat $dbg/live_objects 2>/dev/null || echo missing)
+	if [ "$live" != 0 ]; then
+		bad="cycle $i: $live entries alive after the cases"
+		break
+	fi
+	if ! modprobe -r mbcache2_test || grep -q '^mbcache2 ' /proc/modules; then
+		bad="cycle $i: unload failed"
+		break
+	fi
+	if [ -e $dbg ] || [ -e /sys/kernel/slab/mbcache2_entry ]; then
+		bad="cycle $i: debugfs directory or slab cache left behind"
+		break
+	fi
+done
+if [ -z "$bad" ]; then
+	ktap_ok "load_unload_${cycles}_cycles_leave_nothing"
+else
+	ktap_fail "load_unload_${cycles}_cycles_leave_nothing" "$bad"
+fi
