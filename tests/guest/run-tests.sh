@@ -40,6 +40,25 @@ indent() {
 	done
 }
 
+# Unload the project's modules (those in /lib/modules/KVER/extra) that a
+# test file left loaded, so that the next file starts from a clean kernel.
+unload_project_modules() {
+	extra=/lib/modules/$(uname -r)/extra
+	[ -d "$extra" ] || return 0
+	left=
+	for ko in "$extra"/*.ko; do
+		[ -e "$ko" ] || continue
+		m=${ko##*/}
+		m=${m%.ko}
+		m=$(echo "$m" | tr - _)
+		grep -q "^$m " /proc/modules && left="$left $m"
+	done
+	[ -n "$left" ] || return 0
+	echo "# $1: left loaded:$left; unloading"
+	# shellcheck disable=SC2086 # one module per word
+	/sbin/modprobe -r -a $left 2>&1 | sed 's/^/# /'
+}
+
 # run_one NAME: run a test file; status 0 if it passed.
 run_one() {
 	file=$dir/$1.sh
@@ -76,6 +95,7 @@ run_one() {
 	wait $dog 2>/dev/null
 	kill -KILL -- "-$pid" 2>/dev/null
 	wait $reader
+	unload_project_modules "$1"
 	end=$(date +%s)
 	echo "# $1: exit status $rc after $((end - start))s"
 	if [ -e "$tmp/timedout" ]; then
