@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stock mbcache (A) against mbcache2 (B), side by side in one run.
+ *
+ * Each measurement runs a workload for a fixed time on a fresh cache of
+ * 10 bucket bits (ext4's size) with 1 thread and with one thread per online
+ * CPU, and counts operations. A and B alternate (A B A B ...) over several
+ * rounds so that drift in the machine's speed hits both alike. The result
+ * is a Markdown table printed to the kernel log, each line prefixed
+ * "bench: ": median ops/s per side, the ratio B/A of the medians, and the
+ * min and max of each side. It reports, it asserts nothing.
+ *
+ * Workloads:
+ *   insert  unique keys (both caches reclaim once past 16384 entries)
+ *   lookup  get + put of present entries (4096 prepopulated)
+ *   churn   "make sure this block is cached" for present entries: stock
+ *           mb_cache_entry_create() (allocates, finds the duplicate,
+ *           frees, -EBUSY), mbcache2_entry_ensure() (lookup, no allocation)
+ *   mixed   50% lookup, 25% insert, 25% delete_or_get over 8192 keys
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/mbcache.h>
+#include <linux/module.h>
+#include <linux/prandom.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+#include "mbcache2/mbcache2.h"
+
+static unsigned int rounds = 5;
+module_param(rounds, uint, 0444);
+MODULE_PARM_DESC(rounds, "rounds of A B measurements (median over them)");
+
+static unsigned int run_ms = 200;
+module_param(run_ms, uint, 0444);
+MODULE_PARM_DESC(run_ms, "duration of one measurement in milliseconds");
+
+#define bench_print(fmt, ...) pr_info("bench: " fmt "\n", ##__VA_ARGS__)
+
+#define BENCH_BITS		10
+#define BENCH_PRESENT		4096
+#define BENCH_MIXED_KEYS	8192
+#define MAX_ROUNDS		31
+
+/* One side of the comparison */
+struct side {
+	const char *name;
+	void *(*create)(void);
+	void (*destroy)(void *cache);
+	int (*insert)(void *cache, u32 key, u64 value);
+	bool (*lookup)(void *cache, u32 key, u64 value);
+	int (*churn)(void *cache, u32 key, u64 value);
+	void (*delete)(void *cache, u32 key, u64 value);
+};
+
+static void *a_create(void)
+{
+	return mb_cache_create(BENCH_BITS);
+}
+
+static void a_destroy(void *c)
+{
+	mb_cache_destroy(c);
+}
+
+static int a_insert(void *c, u32 key, u64 value)
+{
+	return mb_cache_entry_create(c, GFP_KERNEL, key, value, true);
+}
+
+static bool a_lookup(void *c, u32 key, u64 value)
+{
+	struct mb_cache_entry *e = mb_cache_entry_get(c, key, value);
+
+	if (!e)
+		return false;
+	mb_cache_entry_put(c, e);
+	return true;
+}
+
+static void a_delete(void *c, u32 key, u64 value)
+{
+	struct mb_cache_entry *e = mb_cache_entry_delete_or_get(c, key, value);
+
+	if (e)
+		mb_cache_entry_put(c, e);
+}
+
+static void *b_create(void)
+{
+	return mbcache2_create(BENCH_BITS, "mbcache2_bench");
+}
+
+static void b_destroy(void *c)
+{
+	mbcache2_destroy(c);
+}
+
+static int b_insert(void *c, u32 key, u64 value)
+{
+	return mbcache2_entry_create(c, GFP_KERNEL, key, value, true);
+}
+
+static bool b_lookup(void *c, u32 key, u64 value)
+{
+	struct mbcache2_entry *e = mbcache2_entry_get(c, key, value);
+
+	if (!e)
+		return false;
+	mbcache2_entry_put(c, e);
+	return true;
+}
+
+static int b_churn(void *c, u32 key, u64 value)
+{
+	return mbcache2_entry_ensure(c, GFP_KERNEL, key, value, true);
+}
+
+static void b_delete(void *c, u32 key, u64 value)
+{
+	struct mbcache2_entry *e = mbcache2_entry_delete_or_get(c, key, value);
+
+	if (e)
+		mbcache2_entry_put(c, e);
+}
+
+static const struct side sides[2] = {
+	{ "stock", a_create, a_destroy, a_insert, a_lookup, a_insert,
+	  a_delete },
+	{ "mbcache2", b_create, b_destroy, b_insert, b_lookup, b_churn,
+	  b_delete },
+};
+
+enum workload { W_INSERT, W_LOOKUP, W_CHURN, W_MIXED, NR_WORKLOADS };
+
+static const char * const workload_names[NR_WORKLOADS] = {
+	"unique insert", "lookup hit", "getxattr churn", "mixed 50/25/25",
+};
+
+struct run {
+	const struct side *side;
+	void *cache;
+	enum workload w;
+	atomic_t ready;
+	bool go;
+	u64 deadline;
+};
+
+struct worker {
+	struct run *run;
+	struct completion done;
+	unsigned int id;
+	u64 ops;
+	u64 ns;
+};
+
+static int worker_fn(void *data)
+{
+	struct worker *wk = data;
+	struct run *run = wk->run;
+	const struct side *s = run->side;
+	void *c = run->cache;
+	struct rnd_state rnd;
+	u64 ops = 0, start, now;
+	u32 seq = 0;
+
+	prandom_seed_state(&rnd, wk->id * 7919 + 1);
+	atomic_inc(&run->ready);
+	while (!READ_ONCE(run->go))
+		cond_resched();
+	start = ktime_get_ns();
+	do {
+		int i;
+
+		for (i = 0; i < 64; i++) {
+			u32 r = prandom_u32_state(&rnd);
+			u32 key;
+
+			switch (run->w) {
+			case W_INSERT:
+				key = (wk->id << 24) | seq++;
+				s->insert(c, key, key);
+				break;
+			case W_LOOKUP:
+				key = r % BENCH_PRESENT;
+				s->lookup(c, key, key);
+				break;
+			case W_CHURN:
+				key = r % BENCH_PRESENT;
+				s->churn(c, key, key);
+				break;
+			default:
+				key = (r >> 2) % BENCH_MIXED_KEYS;
+				if ((r & 3) < 2)
+					s->lookup(c, key, key);
+				else if ((r & 3) == 2)
+					s->insert(c, key, key);
+				else
+					s->delete(c, key, key);
+				break;
+			}
+		}
+		ops += 64;
+		cond_resched();
+		now = ktime_get_ns();
+	} while (now < run->deadline);
+	wk->ops = ops;
+	wk->ns = now - start;
+	kthread_complete_and_exit(&wk->done, 0);
+}
+
+/* One measurement; returns ops/s summed over the threads, 0 on error */
+static u64 measure(const struct side *s, enum workload w, unsigned int nthr)
+{
+	struct worker *wk;
+	struct run run = { .side = s, .w = w };
+	unsigned int i, cpu, started = 0;
+	u64 total = 0;
+	u32 key;
+
+	wk = kcalloc(nthr, sizeof(*wk), GFP_KERNEL);
+	run.cache = s->create();
+	if (!wk || !run.cache)
+		goto out;
+	atomic_set(&run.ready, 0);
+	if (w == W_LOOKUP || w == W_CHURN)
+		for (key = 0; key < BENCH_PRESENT; key++)
+			s->insert(run.cache, key, key);
+	if (w == W_MIXED)
+		for (key = 0; key < BENCH_MIXED_KEYS; key += 2)
+			s->insert(run.cache, key, key);
+
+	cpu = cpumask_first(cpu_online_mask);
+	for (i = 0; i < nthr; i++) {
+		struct task_struct *t;
+
+		wk[i].run = &run;
+		wk[i].id = i;
+		init_completion(&wk[i].done);
+		t = kthread_create(worker_fn, &wk[i], "mbc2_bench/%u", i);
+		if (IS_ERR(t))
+			break;
+		kthread_bind(t, cpu);
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+		wake_up_process(t);
+		started++;
+	}
+	while (atomic_read(&run.ready) < started)
+		cond_resched();
+	run.deadline = ktime_get_ns() + (u64)run_ms * NSEC_PER_MSEC;
+	smp_wmb();	/* deadline before go */
+	WRITE_ONCE(run.go, true);
+	for (i = 0; i < started; i++) {
+		wait_for_completion(&wk[i].done);
+		if (wk[i].ns)
+			total += div64_u64(wk[i].ops * NSEC_PER_SEC, wk[i].ns);
+	}
+	if (started < nthr)
+		total = 0;
+out:
+	if (run.cache)
+		s->destroy(run.cache);
+	kfree(wk);
+	return total;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u64 median(u64 *v, unsigned int n)
+{
+	sort(v, n, sizeof(*v), cmp_u64, NULL);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* results[workload][thread config][side][round] */
+static u64 results[NR_WORKLOADS][2][2][MAX_ROUNDS];
+
+static int __init mbcache2_bench_init(void)
+{
+	unsigned int threads[2] = { 1, num_online_cpus() };
+	unsigned int r, w, t, s;
+
+	rounds = clamp(rounds, 1U, (unsigned int)MAX_ROUNDS);
+	bench_print("# mbcache2 benchmark: A = stock mbcache, B = mbcache2");
+	bench_print("# %u rounds of %u ms, A and B interleaved", rounds, run_ms);
+	bench_print("# %u online CPUs, bucket_bits %d", threads[1], BENCH_BITS);
+	for (r = 0; r < rounds; r++)
+		for (w = 0; w < NR_WORKLOADS; w++)
+			for (t = 0; t < 2; t++)
+				for (s = 0; s < 2; s++)
+					results[w][t][s][r] =
+						measure(&sides[s], w,
+							threads[t]);
+
+	bench_print("");
+	bench_print("| workload | threads | A stock ops/s | B mbcache2 ops/s | %s",
+		    "B/A | A min..max | B min..max |");
+	bench_print("|---|---:|---:|---:|---:|---:|---:|");
+	for (w = 0; w < NR_WORKLOADS; w++) {
+		for (t = 0; t < 2; t++) {
+			u64 *a = results[w][t][0], *b = results[w][t][1];
+			u64 ma = median(a, rounds), mb = median(b, rounds);
+			u64 ratio = ma ? div64_u64(mb * 100, ma) : 0;
+			char line[160];
+			int n;
+
+			n = scnprintf(line, sizeof(line), "| %s | %u | %llu | %llu ",
+				      workload_names[w], threads[t], ma, mb);
+			n += scnprintf(line + n, sizeof(line) - n,
+				       "| %llu.%02llu ", ratio / 100, ratio % 100);
+			scnprintf(line + n, sizeof(line) - n,
+				  "| %llu..%llu | %llu..%llu |", a[0],
+				  a[rounds - 1], b[0], b[rounds - 1]);
+			bench_print("%s", line);
+		}
+	}
+	bench_print("");
+	bench_print("Bytes per entry: stock mbcache %zu (sizeof struct mb_cache_entry),",
+		    sizeof(struct mb_cache_entry));
+	bench_print("mbcache2 %u (kmem_cache_size of mbcache2_entry).",
+		    mbcache2_entry_size());
+	bench_print("# end");
+	return 0;
+}
+
+static void __exit mbcache2_bench_exit(void)
+{
+}
+
+module_init(mbcache2_bench_init);
+module_exit(mbcache2_bench_exit);
+
+MODULE_DESCRIPTION("Benchmark: stock mbcache against mbcache2");
+MODULE_LICENSE("GPL");
