@@ -2,7 +2,8 @@
 # Self-check of the test bench: the emulated NVDIMM, ext4 with DAX, statx,
 # fio, and handing a file back to the host.
 # timeout: 120
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/guest/lib.sh
+. /tests/guest/lib.sh
 
 ktap_plan 7
 mnt=/mnt

@@ -31,6 +31,6 @@ cache_root() {
 
 # Version of an installed Debian package, empty when it is not installed.
 installed_version() {
-	dpkg-query -W -f='${db:Status-Abbrev} ${Version}' "$1" 2>/dev/null |
-		sed -n 's/^ii  *//p'
+	{ dpkg-query -W -f='${db:Status-Abbrev} ${Version}' "$1" 2>/dev/null ||
+		true; } | sed -n 's/^ii  *//p'
 }
