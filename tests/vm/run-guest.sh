@@ -45,13 +45,15 @@ command -v qemu-system-x86_64 >/dev/null ||
 	die "qemu-system-x86_64 missing (run tests/vm/deps.sh)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ext4x-guest.XXXXXX")
-tailpid=''
+tailpid='' qpid=''
 # shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
+	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null || true
 	[ -z "$tailpid" ] || kill "$tailpid" 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 [ -n "$log" ] || log=$work/serial.log
 mkdir -p "$(dirname "$log")"
 : >"$log"
@@ -80,6 +82,7 @@ if [ "${EXT4X_QUIET:-0}" != 1 ]; then
 fi
 qrc=0
 wait "$qpid" || qrc=$?
+qpid=''
 if [ -n "$tailpid" ]; then
 	wait "$tailpid" 2>/dev/null || true
 	tailpid=''
