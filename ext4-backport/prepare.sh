@@ -65,7 +65,9 @@ makefile_version() {
 		END { if (v != "" && p != "") print v "." p "." s e }'
 }
 
-hver=$(make -s -C "$kbuild" kernelversion 2>/dev/null | tail -n1 || true)
+# (outside any calling make's flags: no jobserver, no "Entering directory" lines)
+hver=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
+	make -s --no-print-directory -C "$kbuild" kernelversion 2>/dev/null | tail -n1 || true)
 case $hver in
 [0-9]*.[0-9]*.[0-9]*) ;;
 *) refuse "cannot tell the kernel version of the headers in $kbuild (make kernelversion said '$hver')" ;;
