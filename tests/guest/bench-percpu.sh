@@ -1,6 +1,7 @@
 #!/bin/sh
 # percpu_stats microbenchmark (reports numbers, asserts nothing about them).
 # timeout: 600
+# manual: a benchmark, run by make bench-percpu
 . /tests/guest/lib.sh
 
 rounds=${EXT4X_BENCH_ROUNDS:-7}
