@@ -25,11 +25,10 @@ modules:
 	@if [ -x ext4-backport/prepare.sh ]; then KVER=$(KVER) ext4-backport/prepare.sh; fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) EXT4X_TESTS=$(EXT4X_TESTS) W=1 modules
 
-# The built modules, gathered for the guest image.
+# The modules of the last Kbuild pass (modules.order), for the guest image.
 collect: modules
 	rm -rf $(BUILD_OUT)/modules && mkdir -p $(BUILD_OUT)/modules
-	find $(CURDIR) -path $(CURDIR)/build -prune -o -name '*.ko' -print | \
-		xargs -r cp -t $(BUILD_OUT)/modules
+	sed 's/\.o$$/.ko/' modules.order | xargs -r cp -t $(BUILD_OUT)/modules
 
 deps:
 	tests/vm/deps.sh

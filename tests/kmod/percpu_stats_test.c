@@ -679,7 +679,7 @@ static int __init percpu_stats_test_init(void)
 		return 0;
 	}
 
-	ktap_start(&t, 18);
+	ktap_start(&t, 17);
 	test_init_errors();		/* 3 */
 	test_init_enomem();		/* 2 */
 	test_init_zeroes();		/* 1 */

@@ -64,7 +64,7 @@ kroot=$("$here/fetch-kernel.sh" "$kver")
 truncate -s 1G "$work/nvdimm.img"
 
 append="console=ttyS0 rdinit=/init panic=-1 oops=panic slub_debug=FZPU"
-append="$append loglevel=4 ext4x.tests=$tests"
+append="$append loglevel=4 ext4x_tests=$tests"
 info "booting $kver (TCG, $smp vCPUs, $mem), tests: $tests, timeout ${limit}s"
 start=$(date +%s)
 timeout -k 10 "$limit" qemu-system-x86_64 \
