@@ -58,6 +58,14 @@ trap 'exit 130' INT TERM
 mkdir -p "$(dirname "$log")"
 : >"$log"
 
+# One guest at a time: two TCG guests on a 2-core host starve each other
+# into timeouts and make every number they print meaningless.
+exec 9>"${EXT4X_QEMU_LOCK:-/tmp/ext4x-qemu.lock}"
+if ! flock -n 9; then
+	info "another guest is running; waiting for it"
+	flock 9
+fi
+
 kroot=$("$here/fetch-kernel.sh" "$kver")
 "$here/mkinitramfs.sh" --kver "$kver" ${moddir:+--modules "$moddir"} \
 	${extra:+--extra-tests "$extra"} --out "$work/initramfs.cpio.gz"
