@@ -315,8 +315,8 @@ EXPORT_SYMBOL(mbcache2_max_entries);
  */
 unsigned long mbcache2_shrink(struct mbcache2 *cache, unsigned long nr_to_scan)
 {
+	unsigned long total, left = nr_to_scan, freed = 0;
 	unsigned int nr = 0, start, mask, idx;
-	unsigned long total, freed = 0;
 
 	if (WARN_ON_ONCE(!cache))
 		return 0;
@@ -325,20 +325,21 @@ unsigned long mbcache2_shrink(struct mbcache2 *cache, unsigned long nr_to_scan)
 		return 0;
 	mask = cache->c_nr_stripes - 1;
 	start = READ_ONCE(cache->c_shrink_cursor) & mask;
-	for (nr = 0; nr < cache->c_nr_stripes && nr_to_scan; nr++) {
+	for (nr = 0; nr < cache->c_nr_stripes && left; nr++) {
 		unsigned long count, quota;
 
 		idx = (start + nr) & mask;
 		count = READ_ONCE(cache->c_stripes[idx].s_count);
 		if (!count)
 			continue;
+		/* This stripe's share of the scan, rounded up */
 		if (nr_to_scan >= total)
 			quota = count;
 		else
 			quota = div64_u64((u64)count * nr_to_scan + total - 1,
 					  total);
-		quota = min(quota, nr_to_scan);
-		nr_to_scan -= quota;
+		quota = min(quota, left);
+		left -= quota;
 		freed += mbc2_shrink_stripe(cache, idx, quota);
 	}
 	WRITE_ONCE(cache->c_shrink_cursor, (start + nr) & mask);

@@ -139,4 +139,5 @@ if [ -z "$bad" ]; then
 	ktap_ok "load_unload_${cycles}_cycles_leave_nothing"
 else
 	ktap_fail "load_unload_${cycles}_cycles_leave_nothing" "$bad"
+	modprobe -r mbcache2_test 2>/dev/null
 fi
