@@ -25,8 +25,9 @@
  *
  *  - The capacity (16 entries per bucket, as in mbcache) is divided evenly
  *    between the stripes. An insert that finds its stripe at or above its
- *    share schedules the background trim work; at twice its share the
- *    inserter also reclaims a batch from its own stripe. No cache-wide
+ *    share schedules the background trim work, which takes every stripe
+ *    above 7/8 of its share down to 7/8; at twice its share the inserter
+ *    also reclaims a batch from its own stripe. No cache-wide
  *    counter is read or written on the insert path.
  *
  *  - Reclaim (shrinker, trim work, mbcache2_shrink()) is second chance per
@@ -82,13 +83,18 @@
 #define MBC2_NAME_LEN		32
 /* Most entries an inserter scans when its stripe is at twice its share */
 #define MBC2_SYNC_SHRINK_BATCH	64
-/* The trim work takes a stripe 1/16th of its share below its share */
-#define MBC2_TRIM_DIVISOR	16
+/*
+ * The trim work takes every stripe above 7/8 of its share down to 7/8, so
+ * that one run makes room for many inserts (about as many as the 1/16 of
+ * the whole cache that the stock trim frees) before a stripe reaches its
+ * share again and schedules the next run.
+ */
+#define MBC2_TRIM_DIVISOR	8
 /* Most entries scanned per stripe lock hold */
 #define MBC2_SCAN_CHUNK		64
 
 enum mbc2_event {
-	MBC2_LOOKUPS,
+	MBC2_MISSES,
 	MBC2_HITS,
 	MBC2_INSERTS,
 	MBC2_DUPLICATES,
@@ -369,16 +375,15 @@ static void mbc2_trim_worker(struct work_struct *work)
 {
 	struct mbcache2 *cache = container_of(work, struct mbcache2,
 					      c_trim_work);
-	unsigned long limit = cache->c_stripe_limit;
+	unsigned long low = cache->c_stripe_limit -
+			    cache->c_stripe_limit / MBC2_TRIM_DIVISOR;
 	unsigned int idx;
 
 	for (idx = 0; idx < cache->c_nr_stripes; idx++) {
 		unsigned long count = READ_ONCE(cache->c_stripes[idx].s_count);
 
-		if (count < limit)
-			continue;
-		mbc2_shrink_stripe(cache, idx, count - limit +
-				   limit / MBC2_TRIM_DIVISOR + 1);
+		if (count > low)
+			mbc2_shrink_stripe(cache, idx, count - low);
 	}
 }
 
@@ -499,11 +504,9 @@ int mbcache2_entry_ensure(struct mbcache2 *cache, gfp_t mask, u32 key,
 	}
 	spin_unlock(lock);
 
-	percpu_stats_inc(&cache->c_events, MBC2_LOOKUPS);
-	if (found) {
-		percpu_stats_inc(&cache->c_events, MBC2_HITS);
+	percpu_stats_inc(&cache->c_events, found ? MBC2_HITS : MBC2_MISSES);
+	if (found)
 		return -EBUSY;
-	}
 	entry = mbc2_entry_alloc(mask, key, value, reusable);
 	if (!entry)
 		return -ENOMEM;
@@ -596,9 +599,7 @@ struct mbcache2_entry *mbcache2_entry_find_first(struct mbcache2 *cache,
 	if (WARN_ON_ONCE(!cache))
 		return NULL;
 	entry = mbc2_find(cache, NULL, key);
-	percpu_stats_inc(&cache->c_events, MBC2_LOOKUPS);
-	if (entry)
-		percpu_stats_inc(&cache->c_events, MBC2_HITS);
+	percpu_stats_inc(&cache->c_events, entry ? MBC2_HITS : MBC2_MISSES);
 	return entry;
 }
 EXPORT_SYMBOL(mbcache2_entry_find_first);
@@ -667,9 +668,7 @@ struct mbcache2_entry *mbcache2_entry_get(struct mbcache2 *cache, u32 key,
 	if (WARN_ON_ONCE(!cache))
 		return NULL;
 	entry = mbc2_get(cache, key, value);
-	percpu_stats_inc(&cache->c_events, MBC2_LOOKUPS);
-	if (entry)
-		percpu_stats_inc(&cache->c_events, MBC2_HITS);
+	percpu_stats_inc(&cache->c_events, entry ? MBC2_HITS : MBC2_MISSES);
 	return entry;
 }
 EXPORT_SYMBOL(mbcache2_entry_get);
@@ -760,7 +759,7 @@ void mbcache2_get_stats(struct mbcache2 *cache, struct mbcache2_stats *stats)
 		return;
 	if (percpu_stats_sum_all(&cache->c_events, sums, MBC2_NR_EVENTS) < 0)
 		return;
-	stats->lookups = sums[MBC2_LOOKUPS];
+	stats->lookups = sums[MBC2_HITS] + sums[MBC2_MISSES];
 	stats->hits = sums[MBC2_HITS];
 	stats->inserts = sums[MBC2_INSERTS];
 	stats->duplicates = sums[MBC2_DUPLICATES];
