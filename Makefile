@@ -60,3 +60,14 @@ bench-percpu: deps collect
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
 	rm -rf build ext4-backport/build
+
+# make demo: ext4x-compare (tests/compare, docs/COMPARE.md) in the guest on
+# the emulated NVDIMM, stock ext4 against ext4x; the results directory comes
+# back to $(BUILD_OUT)/demo, the chart is drawn here. deps first and alone,
+# as for check: KVER is only known once the headers are installed.
+.PHONY: demo demo-run
+demo: deps
+	$(MAKE) demo-run
+
+demo-run: collect
+	tests/compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules $(BUILD_OUT)/demo

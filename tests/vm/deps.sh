@@ -6,8 +6,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/vm/common.sh
 . "$here/common.sh"
 
+# gnuplot-nox: the chart of tests/compare/plot.sh (make demo, host tests).
+# linux-source: the ext4 source ext4x is built from (ext4-backport/prepare.sh).
 pkgs=(qemu-system-x86 busybox-static kmod ndctl fio e2fsprogs cpio attr acl
-	xz-utils gcc libc6-dev)
+	xz-utils gcc libc6-dev gnuplot-nox)
+compgen -G "/usr/src/linux-source-*.tar.xz" >/dev/null || pkgs+=(linux-source)
 if [ $# -ge 1 ] && [ -n "$1" ]; then
 	pkgs+=("linux-headers-$1")
 else

@@ -1,10 +1,12 @@
 #!/bin/bash
 # Build the guest initramfs in two layers:
 #  - BASE (cached): busybox, kmod, ndctl, fio, e2fsprogs, attr/acl tools,
-#    their libraries, statx-dax and the distro kernel modules the tests need.
+#    their libraries, statx-dax, xattr-load (tests/compare) and the distro
+#    kernel modules the tests need.
 #    Cached under $(cache_root)/initramfs/ keyed on the scripts, KVER and the
 #    versions of the packages it is made from.
-#  - OVERLAY (per run): /init, tests/guest/* as /tests/guest, and the
+#  - OVERLAY (per run): /init, tests/guest/* as /tests/guest, the
+#    comparison tool tests/compare/* as /tests/compare, and the
 #    project's built modules as /lib/modules/KVER/extra/*.ko.
 # The kernel unpacks concatenated compressed cpio archives in order, so
 # OUT = BASE followed by OVERLAY.
@@ -46,7 +48,7 @@ base_key() {
 		cat "$here/mkinitramfs.sh" "$here/stage-tools.sh" \
 			"$here/stage-modules.sh" "$here/common.sh" \
 			"$here/guest-tools.list" "$here/guest-modules.list" \
-			"$here/statx-dax.c"
+			"$here/statx-dax.c" "$repo/tests/compare/xattr-load.c"
 		printf 'kver=%s\n' "$kver"
 		cat "$(cache_root)/kernel/$kver/extracted.stamp"
 		for p in busybox-static kmod ndctl daxctl fio e2fsprogs attr acl \
@@ -72,6 +74,8 @@ build_base() {
 		stage=$(mktemp -d "$dir/stage.XXXXXX")
 		"$here/stage-tools.sh" "$stage"
 		gcc -static -O2 -Wall -o "$stage/usr/bin/statx-dax" "$here/statx-dax.c"
+		gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/xattr-load" \
+			"$repo/tests/compare/xattr-load.c"
 		"$here/stage-modules.sh" "$stage" "$kroot" "$kver"
 		pack "$stage" "$base"
 		rm -rf "$stage"
@@ -91,6 +95,7 @@ build_overlay() {
 	mkdir -p "$stage/tests" "$stage/usr/lib/modules/$kver/extra"
 	cp -r "$repo/tests/guest" "$stage/tests/guest"
 	cp "$repo/tests/guest/init" "$stage/init"
+	cp -r "$repo/tests/compare" "$stage/tests/compare"
 	if [ -n "$extra" ]; then
 		[ -d "$extra" ] || die "test directory $extra does not exist"
 		cp "$extra"/*.sh "$stage/tests/guest/"

@@ -1,0 +1,109 @@
+#!/bin/sh
+# ext4x-compare (tests/compare): each refusal (missing device, non-DAX
+# device, existing file system or partition table without --force, mounted
+# device, bad usage) prints its message, exits 3 (2 for usage) and leaves the
+# device's first MiB and the results path untouched; one short round of every
+# job writes a table, a JSON file and a progress log that agree with each
+# other. Numbers are not judged. The host checks the chart (test-compare-plot).
+# timeout: 240
+. /tests/guest/lib.sh
+
+tool=/tests/compare/ext4x-compare
+dev=/dev/pmem0
+sum1() { dd if="$1" bs=1M count=1 2>/dev/null | md5sum | cut -d' ' -f1; }
+
+# refusal DESC STATUS PATTERN DEVICE ARGS...: the tool exits STATUS with a
+# message matching PATTERN, the device's first MiB is unchanged and no
+# results directory appears.
+refusal() {
+	_desc=$1 _want=$2 _pat=$3 _d=$4
+	shift 4
+	_before=none
+	[ ! -b "$_d" ] || _before=$(sum1 "$_d")
+	rm -rf /tmp/refused
+	_out=$("$tool" --device "$_d" --out /tmp/refused --no-plot --rounds 1 \
+		--runtime 1 "$@" 2>&1)
+	_rc=$?
+	_after=none
+	[ ! -b "$_d" ] || _after=$(sum1 "$_d")
+	if [ "$_rc" = "$_want" ] && printf '%s\n' "$_out" | grep -q "$_pat" &&
+		[ "$_before" = "$_after" ] && [ ! -e /tmp/refused ]; then
+		ktap_diag "$_out"
+		ktap_ok "$_desc"
+	else
+		ktap_fail "$_desc" "exit $_rc (want $_want), message: $_out" \
+			"want /$_pat/; first MiB $_before -> $_after" \
+			"results dir: $(ls -d /tmp/refused 2>&1)"
+	fi
+}
+
+refusal "refuses a missing device" 3 "no such device" /dev/pmem9
+refusal "refuses bad usage" 2 "unknown option" "$dev" --bogus
+modprobe loop 2>/dev/null
+dd if=/dev/urandom of=/tmp/nodax.img bs=1M count=4 2>/dev/null
+loopdev=$(losetup -f)
+losetup "$loopdev" /tmp/nodax.img
+refusal "refuses a non-DAX device (loop)" 3 "not DAX-capable" "$loopdev" --force
+losetup -d "$loopdev"
+
+/sbin/mke2fs -q -F -t ext4 /dev/pmem0
+refusal "refuses an existing ext4 without --force" 3 \
+	"holds an ext2/3/4 file system.*--force" "$dev"
+dd if=/dev/zero of="$dev" bs=64k count=1 2>/dev/null
+printf '\125\252' | dd of="$dev" bs=1 seek=510 conv=notrunc 2>/dev/null
+refusal "refuses a partition table (MBR) without --force" 3 "MBR" "$dev"
+/sbin/mke2fs -q -F -t ext4 -E lazy_itable_init=0,lazy_journal_init=0 /dev/pmem0
+mkdir -p /mnt/c
+modprobe ext4
+mount -t ext4 -o ro "$dev" /mnt/c
+refusal "refuses a mounted device even with --force" 3 "mounted" "$dev" --force
+umount /mnt/c
+
+out=/tmp/cmp
+rm -rf "$out"
+"$tool" --device "$dev" --force --rounds 1 --runtime 2 --warmup 1 --size 32 \
+	--xattr-files 500 --xattr-time 2 --no-plot --out "$out" >/tmp/cmp.log 2>&1
+rc=$?
+ktap_diag "$(cat /tmp/cmp.log)"
+if [ "$rc" = 0 ]; then ktap_ok "one round runs"; else ktap_fail "one round runs" "exit $rc"; fi
+ktap_check "results path printed" grep -q "results: $out" /tmp/cmp.log
+ktap_check "live progress: round, side, fs, job, elapsed" \
+	grep -q '^\[round 1/1\] B=ext4x randread: [0-9]* IOPS ([0-9]*s)' /tmp/cmp.log
+ktap_check "table.md, results.json, runs.tsv, progress.log written" \
+	test -s "$out/table.md" -a -s "$out/results.json" -a -s "$out/runs.tsv" -a -s "$out/progress.log"
+
+# Every job of the JSON is a row of the table with the same medians and
+# ratio; every job ran once per side.
+consistent() {
+	n=0
+	for job in randread randrw xattr; do
+		line=$(grep "^{\"name\":\"$job\"" "$out/results.json") ||
+			{ echo "no job $job in results.json"; return 1; }
+		a=${line#*\"a\":\{\"median\":}
+		a=${a%%,*}
+		b=${line#*\"b\":\{\"median\":}
+		b=${b%%,*}
+		r=${line#*\"ratio\":}
+		r=${r%\}*}
+		case $line in *'"n":1,'*'"n":1,'*) ;; *) echo "$job: not one run per side: $line"; return 1 ;; esac
+		row=$(grep "^| $job |" "$out/table.md") || { echo "no row for $job"; return 1; }
+		# | job | unit | A med | A min | A max | B med | B min | B max | ratio |
+		# shellcheck disable=SC2046 # the cells are words
+		set -- $(echo "$row" | tr -d '|')
+		if [ "$3" != "$a" ] || [ "$6" != "$b" ] || [ "$9" != "$r" ]; then
+			echo "$job: json A=$a B=$b r=$r, table: $row"
+			return 1
+		fi
+		n=$((n + 1))
+	done
+	rows=$(grep -c '^| [a-z]* | [^ ]* | [0-9]' "$out/table.md")
+	[ "$rows" = "$n" ] || { echo "table has $rows job rows, json $n jobs"; return 1; }
+	runs=$(grep -c '^{"round":' "$out/results.json")
+	[ "$runs" = 6 ] || { echo "$runs runs in results.json, want 6"; return 1; }
+}
+ktap_check "table and JSON agree (jobs, medians, ratios, runs)" consistent
+ktap_check "device left unmounted" sh -c "! grep -q '^$dev ' /proc/mounts"
+ktap_check "no kernel warning or BUG" sh -c '! dmesg | grep -E "WARNING:|BUG|Oops"'
+for f in results.json table.md; do
+	[ -f "$out/$f" ] && ktap_export_file "$out/$f" "compare-$f"
+done
