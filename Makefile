@@ -5,6 +5,8 @@
 #   make                 build every module for $(KVER) in one Kbuild pass
 #   make check           build, static checks, host tests, guest tests
 #   make bench-percpu    percpu_stats microbenchmark in the guest
+#   make bench-mbcache2  stock mbcache against mbcache2 in the guest
+#   make demo            stock ext4 against ext4x in the guest (docs/COMPARE.md)
 #
 # KVER defaults to the kernel release that Debian's linux-headers-amd64
 # points at (the current 6.1 ABI), not to the running kernel.
@@ -15,7 +17,7 @@ EXT4X_TESTS ?= 1
 BUILD_OUT := $(CURDIR)/build/$(KVER)
 
 .PHONY: all modules deps clean check check-run check-static check-host \
-	check-guest bench-percpu collect
+	check-guest bench-percpu bench-mbcache2 collect
 
 all: modules
 
@@ -52,10 +54,13 @@ check-guest: collect
 	tests/vm/run-guest.sh --kver $(KVER) --modules $(BUILD_OUT)/modules \
 		$(if $(TESTS),--tests $(TESTS)) --results $(BUILD_OUT)/results/guest
 
-bench-percpu: deps collect
+# Microbenchmarks in the guest, booted without slub_debug; each prints its
+# table at the end. They report numbers and never fail on them.
+bench-percpu bench-mbcache2: deps
+	$(MAKE) collect
 	tests/vm/run-guest.sh --kver $(KVER) --modules $(BUILD_OUT)/modules \
-		--tests bench-percpu --results $(BUILD_OUT)/bench-percpu
-	@echo; cat $(BUILD_OUT)/bench-percpu/bench-percpu.md
+		--bench --tests $@ --results $(BUILD_OUT)/$@
+	@echo; cat $(BUILD_OUT)/$@/$@.md
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true

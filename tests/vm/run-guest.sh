@@ -13,6 +13,8 @@
 #   --log FILE     where to write the serial log (default: a temp file)
 #   --results DIR  copy the serial log there as serial.log, with the files
 #                  guest tests handed back (ktap_export_file)
+#   --bench        boot without slub_debug: benchmarks measure our code, not
+#                  the debug allocator (tests keep it, to catch corruption)
 # The last line printed is "N passed, N failed[, N skipped]"; the exit status
 # is non-zero if anything failed. Environment: EXT4X_CACHE (cache root),
 # EXT4X_QUIET=1 (do not stream the console).
@@ -22,7 +24,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
 kver='' moddir='' extra='' tests=all limit=1200 mem=2G smp=2 log='' results=''
+slub=' slub_debug=FZPU'
 while [ $# -gt 0 ]; do
+	if [ "$1" = --bench ]; then
+		slub=''
+		shift
+		continue
+	fi
 	[ $# -ge 2 ] || die "missing value for $1"
 	case $1 in
 	--kver) kver=$2 ;;
@@ -71,7 +79,7 @@ kroot=$("$here/fetch-kernel.sh" "$kver")
 	${extra:+--extra-tests "$extra"} --out "$work/initramfs.cpio.gz"
 truncate -s 1G "$work/nvdimm.img"
 
-append="console=ttyS0 rdinit=/init panic=-1 oops=panic slub_debug=FZPU"
+append="console=ttyS0 rdinit=/init panic=-1 oops=panic$slub"
 append="$append loglevel=4 ext4x_tests=$tests"
 info "booting $kver (TCG, $smp vCPUs, $mem), tests: $tests, timeout ${limit}s"
 start=$(date +%s)
