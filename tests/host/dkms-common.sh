@@ -1,0 +1,74 @@
+# shellcheck shell=bash
+# Shared by tests/host/test-dkms.sh and test-deb.sh: KTAP output, the one lock
+# both take (they register the same DKMS module), and a before/after snapshot of
+# /lib/modules/KVER and /var/lib/dkms. Source it; it defines functions only.
+
+T_N=0 T_FAILED=0
+ktap_ok() { T_N=$((T_N + 1)); echo "ok $T_N - $1"; }
+ktap_fail() {
+	local d=$1; shift
+	for l in "$@"; do printf '%s\n' "$l" | sed 's/^/# /'; done
+	T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $d"
+}
+ktap_skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP $2"; }
+ktap_diag() { for l in "$@"; do printf '%s\n' "$l" | sed 's/^/# /'; done; }
+# ktap_check DESC CMD...: ok when CMD exits 0; else its output as diagnostics
+ktap_check() {
+	local d=$1 out rc; shift
+	out=$("$@" 2>&1) && rc=0 || rc=$?
+	if [ "$rc" -eq 0 ]; then ktap_ok "$d"; else ktap_fail "$d" "command: $*" "exit $rc" "$(tail -n 15 <<<"$out")"; fi
+}
+ktap_done() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }
+# skip the whole file: KTAP "1..0 # SKIP why"
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+
+# One DKMS test at a time on this machine (test-dkms.sh and test-deb.sh both
+# add ext4x to the one DKMS tree).
+dkms_test_lock() {
+	exec 8>"${EXT4X_DKMS_LOCK:-/tmp/ext4x-dkms-test.lock}"
+	if ! flock -n 8; then
+		echo "# another DKMS test is running; waiting for it"
+		flock 8
+	fi
+}
+
+# Files under /lib/modules/KVER (not build/, source/) and /var/lib/dkms.
+state_snapshot() {
+	{ find "/lib/modules/$1" -mindepth 1 \( -path "/lib/modules/$1/build" -o \
+		-path "/lib/modules/$1/source" \) -prune -o -print; find /var/lib/dkms -mindepth 1; } 2>/dev/null | sort
+}
+
+# state_leftovers KVER BEFORE_FILE: what a DKMS install left behind. Allowed:
+# the depmod indexes (modules.*, checked not to name our modules) and dkms's own
+# signing key /var/lib/dkms/mok.{key,pub}, which it keeps for every module.
+state_leftovers() {
+	local kver=$1 before=$2 f
+	state_snapshot "$kver" | comm -13 "$before" - | while IFS= read -r f; do
+		case $f in
+		/lib/modules/"$kver"/modules.*)
+			! grep -qaE 'ext4x|mbcache2|percpu_stats' "$f" || echo "$f (names our modules)" ;;
+		/var/lib/dkms/mok.key | /var/lib/dkms/mok.pub) ;;
+		*) echo "$f" ;;
+		esac
+	done
+	find /lib/modules -name 'ext4x.ko*' -o -name 'mbcache2.ko*' -o -name 'percpu_stats.ko*' 2>/dev/null
+	[ ! -e /var/lib/dkms/ext4x ] || echo /var/lib/dkms/ext4x
+}
+
+# Remove depmod indexes that were not there before (a headers-only kernel dir gets
+# them from dkms's depmod), so the machine is as the test found it.
+state_restore_depmod() {
+	local kver=$1 before=$2 f
+	state_snapshot "$kver" | comm -13 "$before" - | while IFS= read -r f; do
+		case $f in /lib/modules/"$kver"/modules.*) rm -f "$f" ;; esac
+	done
+}
+
+# ext4x registered with DKMS in any version, or its .deb installed
+ext4x_present() {
+	[ -n "$(dkms status -m ext4x 2>/dev/null)" ] || [ -e /var/lib/dkms/ext4x ] && return 0
+	case $(dpkg-query -W -f='${db:Status-Abbrev}' ext4x-dkms 2>/dev/null) in
+	'' | ?n*) return 1 ;;
+	*) return 0 ;;
+	esac
+}
