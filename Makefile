@@ -76,3 +76,34 @@ demo: deps
 
 demo-run: collect
 	tests/compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules $(BUILD_OUT)/demo
+
+# ---- DKMS and the Debian package (docs/INSTALL.md) ----------------------------
+# The version lives in VERSION only: dkms.conf, the .deb and these targets read it.
+VERSION := $(shell cat $(CURDIR)/VERSION)
+DKMS_SRC := /usr/src/ext4x-$(VERSION)
+DEB_OUT ?= $(CURDIR)/build/deb
+
+.PHONY: dkms-src dkms-install dkms-remove deb dkms-test
+
+# Stage the DKMS source tree in /usr/src/ext4x-VERSION (only what a build needs).
+dkms-src:
+	packaging/mkdkmssrc.sh $(DKMS_SRC)
+
+# Register, build and install for KVER (not the running kernel unless KVER is it).
+dkms-install: dkms-src
+	dkms add -m ext4x -v $(VERSION)
+	dkms build -m ext4x -v $(VERSION) -k $(KVER)
+	dkms install -m ext4x -v $(VERSION) -k $(KVER)
+
+dkms-remove:
+	if [ -n "$$(dkms status -m ext4x -v $(VERSION))" ]; then dkms remove -m ext4x -v $(VERSION) --all; fi
+	rm -rf $(DKMS_SRC)
+
+# ext4x-dkms_VERSION_all.deb in DEB_OUT (needs debhelper and dh-dkms: make deps).
+deb:
+	packaging/mkdeb.sh $(DEB_OUT)
+
+# The DKMS flow and the .deb, each on this host and self-cleaning (KTAP).
+dkms-test: deps
+	tests/host/test-dkms.sh $(KVER)
+	tests/host/test-deb.sh $(KVER)
