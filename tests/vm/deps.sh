@@ -11,6 +11,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 pkgs=(qemu-system-x86 busybox-static kmod ndctl fio e2fsprogs cpio attr acl
 	xz-utils gcc libc6-dev gnuplot-nox)
 compgen -G "/usr/src/linux-source-*.tar.xz" >/dev/null || pkgs+=(linux-source)
+# dkms, debhelper, dh-dkms: the DKMS flow and the ext4x-dkms .deb (make deb,
+# tests/host/test-dkms.sh and test-deb.sh).
+pkgs+=(dkms debhelper dh-dkms)
 if [ $# -ge 1 ] && [ -n "$1" ]; then
 	pkgs+=("linux-headers-$1")
 else

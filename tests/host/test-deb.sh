@@ -1,0 +1,91 @@
+#!/bin/bash
+# The ext4x-dkms .deb, KTAP on stdout: `make deb` (packaging/mkdeb.sh) builds it;
+# it holds only the DKMS sources under /usr/src/ext4x-VERSION (no tests, no build
+# output) and depends on dkms and linux-source-X.Y; `apt-get install ./ext4x-dkms_*.deb`
+# builds and installs the modules through DKMS for KVER (the postinst builds for
+# the kernels in /lib/modules; the running kernel here is not the target); modinfo
+# shows KVER's vermagic and the depends; purge removes everything again.
+# Always purges what it installed (EXIT trap); skips if ext4x is already there.
+# Usage: tests/host/test-deb.sh [KVER]
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/host/dkms-common.sh
+. "$top/tests/host/dkms-common.sh"
+
+kver=${1:-${KVER:-$("$top/tests/vm/kver.sh")}}
+version=$(tr -d ' \n' <"$top/VERSION")
+echo "KTAP version 1"
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (apt-get install)"
+command -v dkms >/dev/null || skip_all "dkms not installed (tests/vm/deps.sh)"
+command -v dh_dkms >/dev/null || skip_all "dh-dkms not installed (tests/vm/deps.sh)"
+[ -f "/lib/modules/$kver/build/Makefile" ] || skip_all "no headers for $kver"
+dkms_test_lock
+ext4x_present && skip_all "ext4x is already registered with dkms or installed as ext4x-dkms: not touching it"
+[ ! -e "/usr/src/ext4x-$version" ] || skip_all "/usr/src/ext4x-$version exists already: not touching it"
+
+tmp=$(mktemp -d /tmp/ext4x-deb-test.XXXXXX)
+chmod 755 "$tmp"   # apt's _apt user reads the local .deb
+state_snapshot "$kver" >"$tmp/before"
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+	if dpkg-query -W -f='${db:Status-Abbrev}' ext4x-dkms 2>/dev/null | grep -qv '^.n'; then
+		echo "# cleanup: apt-get purge ext4x-dkms"
+		DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq ext4x-dkms >/dev/null 2>&1 ||
+			dpkg --purge --force-all ext4x-dkms >/dev/null 2>&1
+	fi
+	if [ -n "$(dkms status -m ext4x -v "$version" 2>/dev/null)" ]; then
+		dkms remove -m ext4x -v "$version" --all >/dev/null 2>&1
+	fi
+	state_restore_depmod "$kver" "$tmp/before"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+deb=$tmp/ext4x-dkms_${version}_all.deb
+t0=$(date +%s)
+ktap_check "make deb builds ext4x-dkms_${version}_all.deb" \
+	bash -c "make -s -C '$top' deb DEB_OUT='$tmp' >'$tmp/make.log' 2>&1 && [ -f '$deb' ]"
+ktap_diag "make deb took $(($(date +%s) - t0)) s"
+
+# contents: exactly the staged DKMS tree under usr/src/ext4x-VERSION, and the docs
+"$top/packaging/mkdkmssrc.sh" "$tmp/stage" >/dev/null
+(cd "$tmp/stage" && find . -type f | sed "s,^\\.,./usr/src/ext4x-$version," | sort) >"$tmp/want"
+dpkg-deb -c "$deb" 2>/dev/null | awk '$1 !~ /^d/ {print $6}' | grep -v '^./usr/share/doc/ext4x-dkms/' | sort >"$tmp/have"
+ktap_check "package holds exactly the DKMS sources (+ /usr/share/doc)" diff -u "$tmp/want" "$tmp/have"
+ktap_check "no tests, build output or kernel source in the package" bash -c \
+	"! grep -E '/tests/|\\.(o|ko|mod|mod\\.c|cmd|a)\$|/build/|linux-source|fs/ext4/' '$tmp/have'"
+deps=$(dpkg-deb -f "$deb" Depends 2>/dev/null)
+ktap_diag "Depends: $deps" "Recommends: $(dpkg-deb -f "$deb" Recommends 2>/dev/null)"
+xy=$(echo "$kver" | cut -d. -f1-2)
+ktap_check "Depends: dkms and linux-source-$xy" bash -c \
+	"grep -qE '(^|, )dkms( |,|\$)' <<<'$deps' && grep -qE 'linux-source-$xy( |,|\$)' <<<'$deps'"
+
+t0=$(date +%s)
+ktap_check "apt-get install ./ext4x-dkms_${version}_all.deb" bash -c \
+	"cd '$tmp' && DEBIAN_FRONTEND=noninteractive apt-get install -y ./ext4x-dkms_${version}_all.deb >'$tmp/apt.log' 2>&1 || { tail -n 25 '$tmp/apt.log'; exit 1; }"
+ktap_diag "apt-get install took $(($(date +%s) - t0)) s (DKMS build included)"
+ktap_check "dkms status: ext4x/$version installed for $kver" bash -c \
+	"dkms status -m ext4x -v '$version' -k '$kver' | grep -q ': installed'"
+dest=/lib/modules/$kver/updates/dkms
+for m in percpu_stats mbcache2 ext4x; do
+	ktap_check "$m.ko in $dest, vermagic $kver" bash -c \
+		"[ -f $dest/$m.ko ] && modinfo -F vermagic $dest/$m.ko | grep -q '^$kver SMP '"
+done
+ktap_check "modinfo: ext4x depends on mbcache2,percpu_stats; mbcache2 on percpu_stats" bash -c \
+	"modinfo -F depends $dest/ext4x.ko | tr , '\\n' | grep -qx mbcache2 &&
+	 modinfo -F depends $dest/ext4x.ko | tr , '\\n' | grep -qx percpu_stats &&
+	 [ \"\$(modinfo -F depends $dest/mbcache2.ko)\" = percpu_stats ]"
+ktap_diag "ext4x: $(modinfo -F vermagic "$dest/ext4x.ko" 2>&1); depends: $(modinfo -F depends "$dest/ext4x.ko" 2>&1)"
+
+ktap_check "apt-get purge ext4x-dkms" bash -c \
+	"DEBIAN_FRONTEND=noninteractive apt-get purge -y ext4x-dkms >'$tmp/purge.log' 2>&1 || { tail -n 25 '$tmp/purge.log'; exit 1; }"
+left=$(state_leftovers "$kver" "$tmp/before"; [ ! -e "/usr/src/ext4x-$version" ] || echo "/usr/src/ext4x-$version")
+if [ -z "$left" ]; then
+	ktap_ok "nothing left under /lib/modules/$kver, /var/lib/dkms or /usr/src"
+else
+	ktap_fail "nothing left under /lib/modules/$kver, /var/lib/dkms or /usr/src" "left:" "$left"
+fi
+ktap_check "ext4x-dkms no longer known to dpkg" bash -c \
+	"! dpkg-query -W -f='\${db:Status-Abbrev}' ext4x-dkms 2>/dev/null | grep -qv '^.n'"
+ktap_done
