@@ -29,6 +29,7 @@ while IFS= read -r f; do files+=("$f"); done < <(find ext4-backport/patches -typ
 	! -name '*.orig' ! -name '*.rej' ! -name '*~' | sort)
 
 # supported kernel series X.Y: the dirs with a series file
+# shellcheck disable=SC2012 # X.Y dir names
 series=$(cd ext4-backport/patches && ls -d -- */series | sed 's,/series$,,' | sort -V)
 [ -n "$series" ] || { echo "mkdkmssrc: no ext4-backport/patches/X.Y/series" >&2; exit 1; }
 kernel_re="^($(echo "$series" | sed 's/\./\\./g' | paste -sd'|'))\\."
