@@ -32,16 +32,19 @@ MODULE_PARM_DESC(ops, "operations per thread per run");
 #define MAX_ROUNDS 31
 #define bench_print(fmt, ...) pr_info("bench: " fmt "\n", ##__VA_ARGS__)
 
-enum variant { V_RAW, V_PCS, V_PCC, V_ATOMIC, NR_VARIANTS };
+enum variant { V_RAW, V_RAW_DYN, V_PCS, V_PCC, V_ATOMIC, NR_VARIANTS };
 
 static const char * const variant_name[NR_VARIANTS] = {
-	[V_RAW] = "this_cpu_inc (raw)",
+	[V_RAW] = "this_cpu_inc, static (raw)",
+	[V_RAW_DYN] = "this_cpu_inc, alloc_percpu",
 	[V_PCS] = "percpu_stats_inc",
 	[V_PCC] = "percpu_counter_inc",
 	[V_ATOMIC] = "atomic_long_inc",
 };
 
 static DEFINE_PER_CPU(unsigned long, raw_counter);
+/* What percpu_stats_inc() is without its bounds check */
+static u64 __percpu *raw_dyn;
 static struct percpu_stats stats;
 static struct percpu_counter pcc;
 static atomic_long_t shared_atomic;
@@ -65,6 +68,10 @@ static noinline void run_ops(enum variant v, unsigned int n)
 	case V_RAW:
 		for (i = 0; i < n; i++)
 			this_cpu_inc(raw_counter);
+		break;
+	case V_RAW_DYN:
+		for (i = 0; i < n; i++)
+			this_cpu_inc(raw_dyn[1]);
 		break;
 	case V_PCS:
 		for (i = 0; i < n; i++)
@@ -232,6 +239,10 @@ static int __init percpu_stats_bench_init(void)
 	bt = kcalloc(ncpu, sizeof(*bt), GFP_KERNEL);
 	if (!bt)
 		return -ENOMEM;
+	err = -ENOMEM;
+	raw_dyn = __alloc_percpu(4 * sizeof(u64), sizeof(u64));
+	if (!raw_dyn)
+		goto out_free;
 	err = percpu_stats_init(&stats, 4, GFP_KERNEL);
 	if (err)
 		goto out_free;
@@ -280,6 +291,8 @@ static int __init percpu_stats_bench_init(void)
 	bench_print("");
 	bench_print("# atomic_long_inc / percpu_stats_inc, %u threads: %s", ncpu,
 		    ratio(buf, all[V_ATOMIC].med, all[V_PCS].med));
+	bench_print("# percpu_stats_inc / this_cpu_inc on alloc_percpu memory, 1 thread: %s",
+		    ratio(buf, one[V_PCS].med, one[V_RAW_DYN].med));
 	bench_print("# percpu_counter_inc / percpu_stats_inc, 1 thread: %s",
 		    ratio(buf, one[V_PCC].med, one[V_PCS].med));
 	bench_print("# end");
@@ -288,6 +301,7 @@ static int __init percpu_stats_bench_init(void)
 out_stats:
 	percpu_stats_destroy(&stats);
 out_free:
+	free_percpu(raw_dyn);
 	kfree(bt);
 	return err;
 }
