@@ -86,7 +86,10 @@ target_paren="$hver${hdeb:+ (Debian $hdeb)}"  # 6.1.192 (Debian 6.1.192-3)
 patchroot=${EXT4X_PATCHDIR:-$here/patches}
 series=$patchroot/$xy/series
 if [ ! -f "$series" ]; then
-	have=$(cd "$patchroot" 2>/dev/null && ls -d -- */series 2>/dev/null | sed 's,/series$,,' | sort -V | paste -sd, | sed 's/,/, /g')
+	# No series at all is an answer too ("have: none"), not a pipefail exit.
+	have=$(cd "$patchroot" 2>/dev/null && for s in */series; do
+		[ -f "$s" ] && echo "${s%/series}"
+	done | sort -V | paste -sd, | sed 's/,/, /g') || have=''
 	refuse "no patch series for kernel $xy (have: ${have:-none})"
 fi
 # series entries: one file name per line, '#' comments, blank lines ignored

@@ -88,7 +88,7 @@ mkheaders "$T/headers-6.99" 6.99.0 6.99.0-1-amd64
 fakehdr=(KVER=$KV EXT4X_KBUILD=$T/headers EXT4X_HEADERS_DEBVER=6.1.192-3)
 
 echo "KTAP version 1"
-echo "1..13"
+echo "1..14"
 
 # 1: no source at all
 mkdir -p "$T/empty-usr-src"; mkout "$T/out1"
@@ -132,6 +132,13 @@ run KVER=6.99.0-1-amd64 EXT4X_KBUILD="$T/headers-6.99" EXT4X_HEADERS_DEBVER= \
 have=$(cd "$here/patches" && ls -d */series | sed 's,/series$,,' | sort -V | paste -sd, | sed 's/,/, /g')
 expect "kernel 6.99 without a patch series is refused" 2 \
 	"ext4x: no patch series for kernel 6.99 (have: $have)" "$T/out6"
+
+# 6b: a patch root with no series at all still gets its one line
+mkout "$T/out6b"
+mkdir -p "$T/no-series"
+run KVER="$KV" EXT4X_PATCHDIR="$T/no-series" OUT="$T/out6b" --
+expect "a patch root without any series is refused with its message" 2 \
+	"ext4x: no patch series for kernel 6.1 (have: none)" "$T/out6b"
 
 # 7: a patch that does not apply is named; the good one before it applied
 mktree "$T/ksrc-192" 192
