@@ -7,6 +7,7 @@
 #   make bench-percpu    percpu_stats microbenchmark in the guest
 #   make bench-mbcache2  stock mbcache against mbcache2 in the guest
 #   make demo            stock ext4 against ext4x in the guest (docs/COMPARE.md)
+#   make bench-ext4x     the same, 5 rounds, xattr get/list only
 #
 # KVER defaults to the kernel release that Debian's linux-headers-amd64
 # points at (the current 6.1 ABI), not to the running kernel.
@@ -76,6 +77,15 @@ demo: deps
 
 demo-run: collect
 	tests/compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules $(BUILD_OUT)/demo
+
+# The ext4x benchmark of the issue tracker: like the demo, with 5 rounds
+# and an xattr load of getxattr/listxattr only (no setxattr), the path
+# that patch 0003 changes.
+.PHONY: bench-ext4x
+bench-ext4x: deps
+	$(MAKE) collect
+	tests/compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules \
+		$(BUILD_OUT)/bench-ext4x bench-ext4x
 
 # ---- DKMS and the Debian package (docs/INSTALL.md) ----------------------------
 # The version lives in VERSION only: dkms.conf, the .deb and these targets read it.
