@@ -15,6 +15,10 @@
 #                  guest tests handed back (ktap_export_file)
 #   --bench        boot without slub_debug: benchmarks measure our code, not
 #                  the debug allocator (tests keep it, to catch corruption)
+#   --reboot       let a guest reset reboot the guest in the same QEMU (no
+#                  -no-reboot): the NVDIMM keeps its content across the
+#                  reset; used by the power-cut test (tests/guest/powercut.sh)
+#   --append ARGS  extra kernel command line arguments (e.g. test parameters)
 # The last line printed is "N passed, N failed[, N skipped]"; the exit status
 # is non-zero if anything failed. Environment: EXT4X_CACHE (cache root),
 # EXT4X_QUIET=1 (do not stream the console).
@@ -24,10 +28,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
 kver='' moddir='' extra='' tests=all limit=1200 mem=2G smp=2 log='' results=''
-slub=' slub_debug=FZPU'
+slub=' slub_debug=FZPU' noreboot=-no-reboot kargs=''
 while [ $# -gt 0 ]; do
 	if [ "$1" = --bench ]; then
 		slub=''
+		shift
+		continue
+	fi
+	if [ "$1" = --reboot ]; then
+		noreboot=''
 		shift
 		continue
 	fi
@@ -42,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2 ;;
 	--log) log=$2 ;;
 	--results) results=$2 ;;
+	--append) kargs=$2 ;;
 	*) die "unknown argument: $1" ;;
 	esac
 	shift 2
@@ -80,7 +90,7 @@ kroot=$("$here/fetch-kernel.sh" "$kver")
 truncate -s 1G "$work/nvdimm.img"
 
 append="console=ttyS0 rdinit=/init panic=-1 oops=panic$slub"
-append="$append loglevel=4 ext4x_tests=$tests"
+append="$append loglevel=4 ext4x_tests=$tests${kargs:+ $kargs}"
 info "booting $kver (TCG, $smp vCPUs, $mem), tests: $tests, timeout ${limit}s"
 start=$(date +%s)
 timeout -k 10 "$limit" qemu-system-x86_64 \
@@ -89,7 +99,7 @@ timeout -k 10 "$limit" qemu-system-x86_64 \
 	-object "memory-backend-file,id=mem1,share=on,mem-path=$work/nvdimm.img,size=1G" \
 	-device nvdimm,id=nvdimm1,memdev=mem1 \
 	-kernel "$kroot/boot/vmlinuz-$kver" -initrd "$work/initramfs.cpio.gz" \
-	-append "$append" -no-reboot -nodefaults -serial "file:$log" \
+	-append "$append" $noreboot -nodefaults -serial "file:$log" \
 	-display none &
 qpid=$!
 if [ "${EXT4X_QUIET:-0}" != 1 ]; then
