@@ -51,7 +51,7 @@ base_key() {
 			"$here/statx-dax.c" "$repo/tests/compare/xattr-load.c"
 		printf 'kver=%s\n' "$kver"
 		cat "$(cache_root)/kernel/$kver/extracted.stamp"
-		for p in busybox-static kmod ndctl daxctl fio e2fsprogs attr acl \
+		for p in busybox-static kmod ndctl daxctl fio e2fsprogs attr acl stress-ng \
 			libc6 gcc; do
 			printf '%s=%s\n' "$p" "$(installed_version "$p")"
 		done
