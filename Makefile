@@ -87,7 +87,7 @@ bench-ext4x: deps
 	tests/compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules \
 		$(BUILD_OUT)/bench-ext4x bench-ext4x
 
-# ---- DKMS and the Debian package (docs/INSTALL.md) ----------------------------
+# ---- DKMS and the Debian package (README.md, "Installing on a real machine") ----------------------------
 # The version lives in VERSION only: dkms.conf, the .deb and these targets read it.
 VERSION := $(shell cat $(CURDIR)/VERSION)
 DKMS_SRC := /usr/src/ext4x-$(VERSION)

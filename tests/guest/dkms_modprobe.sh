@@ -5,7 +5,7 @@
 # /dev/pmem0 with -o dax, the statistics files are there, and `modprobe -r` unloads all
 # three. Last, what a forgotten MOK enrolment looks like: the DKMS key is not in this
 # kernel's keyring, so under lockdown (as with Secure Boot) and with sig_enforce the
-# load is refused; the messages are printed as diagnostics for docs/INSTALL.md.
+# load is refused; the messages are printed as diagnostics for the README.
 # Run with: tests/vm/run-guest.sh --modules DIR_OF_DKMS_KO --tests dkms_modprobe
 # manual: needs DKMS-installed modules
 # timeout: 240
@@ -49,7 +49,7 @@ ktap_diag "statistics files:" "$(ls -d /proc/fs/ext4x/pmem0/* /sys/kernel/debug/
 	/sys/kernel/debug/mbcache2/*/* /sys/kernel/debug/percpu_stats* /sys/kernel/debug/percpu_stats/* 2>&1)"
 ktap_check "umount" umount /mnt
 # kmod removes the dependencies in load order and skips one still in use, so a plain
-# `modprobe -r ext4x` leaves percpu_stats behind: name all three (docs/INSTALL.md).
+# `modprobe -r ext4x` leaves percpu_stats behind: name all three (README.md).
 ktap_check "modprobe -r ext4x mbcache2 percpu_stats unloads all three" sh -c \
 	'/sbin/modprobe -r ext4x mbcache2 percpu_stats && ! grep -qE "^(ext4x|mbcache2|percpu_stats) " /proc/modules'
 ktap_check "no kernel warning or BUG" sh -c '! dmesg | grep -E "WARNING:|BUG|Oops|Unknown symbol|disagrees about version"'

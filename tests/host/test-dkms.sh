@@ -124,7 +124,7 @@ else
 	sed -n '/^==== summary/,$p' "$tmp/guest.log" | sed 's/^/# /'
 	if [ "$rc" -eq 0 ] && [ -n "$total" ]; then
 		ktap_ok "guest: dkms_modprobe with the DKMS-installed modules ($total)"
-		# the refusal messages for docs/INSTALL.md
+		# the refusal messages for the README
 		grep -aE 'modprobe: ERROR|Lockdown:|is rejected' "$tmp/guest/serial.log" 2>/dev/null |
 			sed 's/^[[:space:]]*#* *//; s/^\[ *[0-9.]*\] //' | sort -u | sed 's/^/# guest: /'
 	else
