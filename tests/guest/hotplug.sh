@@ -1,0 +1,132 @@
+#!/bin/sh
+# CPU hotplug: CPU1 goes offline and online over and over while fio (crc32c
+# verify) and the xattr load (tests/compare/xattr-load) run on ext4x -o dax.
+# With the load stopped, the statistics must be exact where the API says
+# so: mbcache2's inserts - deletes - evictions == entries == stripe_entries,
+# and a sum read before offlining CPU1 equals the sum read after it is back
+# (mbcache2 stats, es_shrinker_info, mb_stats), i.e. no count that lived on
+# CPU1 is lost or counted twice. 20 s of load (ext4x_long=1: 300 s).
+# timeout: 600
+# shellcheck source=tests/guest/lib.sh
+. /tests/guest/lib.sh
+
+mnt=/mnt/hp
+cpu=/sys/devices/system/cpu/cpu1/online
+secs=20
+grep -q 'ext4x_long=1' /proc/cmdline && secs=300
+mkdir -p "$mnt"
+if [ ! -w "$cpu" ]; then
+	ktap_skip "cpu hotplug" "no $cpu"
+	exit 0
+fi
+modprobe ext4x || {
+	ktap_fail "modprobe ext4x" "$(ktap_dmesg | tail -n 10)"
+	exit 1
+}
+# No lazy init thread writing behind the test's back.
+dmesg -c >/dev/null
+mke2fs -q -F -t ext4 -b 4096 -I 128 -E lazy_itable_init=0,lazy_journal_init=0 /dev/pmem0 512M
+ktap_check "mount -t ext4x -o dax" \
+	mount -t ext4x -o dax,noinit_itable /dev/pmem0 "$mnt"
+ktap_check "mb_stats on" sh -c 'echo 1 >/sys/fs/ext4x/pmem0/mb_stats'
+stats=/sys/kernel/debug/mbcache2/pmem0-xattr/stats
+proc=/proc/fs/ext4x/pmem0
+mkdir -p "$mnt/x" "$mnt/f"
+ktap_check "xattr-load setup: 400 files" xattr-load -d "$mnt/x" -f 400 -s
+
+field() { awk -v k="$1" '$1 == k { print $2 }' "$stats"; }
+# snapshot FILE: every counter the test compares.
+snapshot() {
+	{
+		grep -v '^stripe_entries\|^entry_bytes\|^stock' "$stats"
+		sed -n '1,4p' "$proc/es_shrinker_info"
+		cat "$proc/mb_stats"
+	} >"$1"
+}
+# exact DESC: mbcache2's counters add up (the load must be stopped).
+exact() {
+	_i=$(field inserts) _d=$(field deletes) _e=$(field evictions)
+	_n=$(field entries) _s=$(field stripe_entries)
+	if [ $((_i - _d - _e)) -eq "$_n" ] && [ "$_n" -eq "$_s" ]; then
+		ktap_ok "$1: inserts - deletes - evictions = entries = stripe_entries ($_n)"
+	else
+		ktap_fail "$1: inserts - deletes - evictions = entries = stripe_entries" \
+			"inserts $_i deletes $_d evictions $_e entries $_n stripe_entries $_s"
+	fi
+}
+
+# ---- load and hotplug together ------------------------------------------
+xattr-load -d "$mnt/x" -f 400 -j 2 -t "$secs" -w 5 >"$KTAP_TMP/xl" 2>&1 &
+xpid=$!
+fio --directory="$mnt/f" --ioengine=psync --bs=4k --rw=randwrite \
+	--verify=crc32c --do_verify=1 --verify_fatal=1 --size=16M --numjobs=2 \
+	--loops=1000 --runtime="$secs" --name=h --group_reporting \
+	>"$KTAP_TMP/fio" 2>&1 &
+fpid=$!
+flips=0 flipfail=0
+end=$(($(date +%s) + secs))
+while [ "$(date +%s)" -lt "$end" ]; do
+	if echo 0 >"$cpu" && sleep 0.3 && echo 1 >"$cpu"; then
+		flips=$((flips + 1))
+	else
+		flipfail=$((flipfail + 1))
+		echo 1 >"$cpu" 2>/dev/null
+	fi
+	sleep 0.2
+done
+echo 1 >"$cpu" 2>/dev/null
+wait $xpid
+xrc=$?
+i=0
+while kill -0 $fpid 2>/dev/null && [ $i -lt 120 ]; do
+	sleep 1
+	i=$((i + 1))
+done
+kill $fpid 2>/dev/null
+wait $fpid
+frc=$?
+ktap_diag "cpu1 offline/online cycles: $flips (failed: $flipfail)" "$(cat "$KTAP_TMP/xl")"
+if [ "$flips" -ge 5 ] && [ "$flipfail" -eq 0 ]; then
+	ktap_ok "cpu1 went offline and online $flips times during the load"
+else
+	ktap_fail "cpu1 went offline and online during the load" "$flips ok, $flipfail failed"
+fi
+ktap_check "xattr-load ran without a failed call" test "$xrc" -eq 0
+if [ "$frc" -eq 0 ] && ! grep -qi "verify.*fail\|bad magic\|crc32c: " "$KTAP_TMP/fio"; then
+	ktap_ok "fio crc32c verify during hotplug"
+else
+	ktap_fail "fio crc32c verify during hotplug" "exit $frc" "$(tail -n 20 "$KTAP_TMP/fio")"
+fi
+sync
+ktap_diag "$(cat "$stats")"
+exact "after the load with hotplug"
+
+# ---- quiet: sums do not move when CPU1 goes away and comes back ---------
+sync
+sleep 1
+snapshot "$KTAP_TMP/s1"
+echo 0 >"$cpu"
+snapshot "$KTAP_TMP/s2"
+echo 1 >"$cpu"
+snapshot "$KTAP_TMP/s3"
+if cmp -s "$KTAP_TMP/s1" "$KTAP_TMP/s2" && cmp -s "$KTAP_TMP/s1" "$KTAP_TMP/s3"; then
+	ktap_ok "mbcache2, es_shrinker_info and mb_stats sums unchanged by offline and online"
+else
+	ktap_fail "mbcache2, es_shrinker_info and mb_stats sums unchanged by offline and online" \
+		"before / offline:" "$(diff "$KTAP_TMP/s1" "$KTAP_TMP/s2")" \
+		"before / online again:" "$(diff "$KTAP_TMP/s1" "$KTAP_TMP/s3")"
+fi
+# A known amount of work with CPU1 offline lands in the sums exactly.
+echo 0 >"$cpu"
+before=$(field lookups)
+xattr-load -d "$mnt/x" -f 400 -j 1 -n 1000 -w 0 >/dev/null 2>&1
+echo 1 >"$cpu"
+after=$(field lookups)
+ktap_diag "lookups before $before after $after (1000 gets and lists with cpu1 offline)"
+exact "after a load with cpu1 offline"
+umount "$mnt"
+ktap_check "live mbcache2 entries 0 after umount" \
+	sh -c '[ "$(cat /sys/kernel/debug/mbcache2/live_objects)" = 0 ]'
+ktap_check "e2fsck -fn clean" /sbin/e2fsck -fn /dev/pmem0
+ktap_check "no WARN, BUG or oops" sh -c \
+	'! dmesg | grep -E "WARNING:|BUG:|Oops|Call Trace|EXT4-fs error"'

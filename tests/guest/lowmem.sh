@@ -1,0 +1,91 @@
+#!/bin/sh
+# Memory pressure (run in its own small guest: run-guest.sh --mem 512M, as
+# make check does, 512M: the initramfs (~120 MB unpacked) leaves a 384M
+# guest unable to mount its root): ext4x -o dax on the NVDIMM (map=dev: its struct pages
+# live on the NVDIMM, not in the small RAM), a few thousand distinct
+# external xattr blocks in mbcache2, the xattr load running while a
+# tmpfs fill leaves the guest almost no free memory. mbcache2's shrinker
+# must free entries (evictions > 0), and afterwards the counters must add
+# up (inserts - deletes - evictions = entries = stripe_entries), no entry
+# may outlive the unmount (live_objects 0), and nothing may fail or WARN.
+# manual: needs a small guest; make check runs it with --mem 512M
+# timeout: 600
+# shellcheck source=tests/guest/lib.sh
+. /tests/guest/lib.sh
+
+mnt=/mnt/lm
+fill=/mnt/fill
+nfiles=3000
+mkdir -p "$mnt" "$fill"
+ktap_diag "memory: $(grep -E '^(MemTotal|MemAvailable)' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+dmesg -c >/dev/null
+modprobe ext4x || {
+	ktap_fail "modprobe ext4x" "$(ktap_dmesg | tail -n 10)"
+	exit 1
+}
+ktap_check "mkfs.ext4 -I 128" mke2fs -q -F -t ext4 -b 4096 -I 128 -N 8192 /dev/pmem0 256M
+ktap_check "mount -t ext4x -o dax" mount -t ext4x -o dax /dev/pmem0 "$mnt"
+stats=/sys/kernel/debug/mbcache2/pmem0-xattr/stats
+field() { awk -v k="$1" '$1 == k { print $2 }' "$stats"; }
+
+# Distinct values, so every file has its own xattr block and cache entry;
+# one setfattr --restore sets them all.
+populate() {
+	mkdir -p "$mnt/d" "$mnt/x"
+	(cd "$mnt/d" && seq 1 $nfiles | sed 's/^/f/' | xargs touch) || return 1
+	seq 1 $nfiles | awk '{ printf "# file: d/f%d\nuser.v=\"value-%d\"\n\n", $1, $1 }' \
+		>/tmp/restore
+	(cd "$mnt" && setfattr --restore=/tmp/restore)
+}
+ktap_check "$nfiles files, each with its own xattr block" populate
+ktap_check "xattr-load setup" xattr-load -d "$mnt/x" -f 300 -s
+ktap_diag "after populating: $(tr '\n' ' ' <"$stats")"
+
+# Fill memory: tmpfs pages cannot be reclaimed without swap, so the kernel
+# must take memory back from caches, mbcache2's shrinker included.
+mount -t tmpfs -o size=100% tmpfs "$fill"
+avail=$(awk '/^MemAvailable/ { print int($2 / 1024) }' /proc/meminfo)
+want=$((avail - 24))
+ktap_diag "filling ${want} MiB of tmpfs (MemAvailable ${avail} MiB)"
+ev0=$(field evictions)
+xattr-load -d "$mnt/x" -f 300 -j 2 -t 20 -w 5 >/tmp/xl 2>&1 &
+xpid=$!
+dd if=/dev/zero of="$fill/a" bs=1M count="$want" 2>/dev/null
+# keep pressure on: read every file's xattr while memory is short
+cat /tmp/restore | sed -n 's/^# file: //p' | (cd "$mnt" && xargs getfattr -d >/dev/null 2>&1)
+for n in 1 2 3; do
+	dd if=/dev/zero of="$fill/b$n" bs=1M count=8 2>/dev/null
+	rm -f "$fill/b$n"
+done
+ktap_diag "under pressure: $(grep -E '^(MemFree|MemAvailable)' /proc/meminfo | tr -s ' ' | tr '\n' ' ')" \
+	"$(tr '\n' ' ' <"$stats")"
+wait $xpid
+xrc=$?
+rm -f "$fill/a"
+umount "$fill"
+ev1=$(field evictions)
+if [ "$((ev1 - ev0))" -gt 0 ]; then
+	ktap_ok "the shrinker evicted mbcache2 entries under pressure ($((ev1 - ev0)))"
+else
+	ktap_fail "the shrinker evicted mbcache2 entries under pressure" "$(cat "$stats")"
+fi
+ktap_check "xattr-load without a failed call under pressure" test "$xrc" -eq 0
+ktap_diag "$(cat /tmp/xl)"
+sync
+i=$(field inserts) d=$(field deletes) e=$(field evictions)
+n=$(field entries) s=$(field stripe_entries)
+if [ $((i - d - e)) -eq "$n" ] && [ "$n" -eq "$s" ]; then
+	ktap_ok "inserts - deletes - evictions = entries = stripe_entries ($n)"
+else
+	ktap_fail "inserts - deletes - evictions = entries = stripe_entries" \
+		"inserts $i deletes $d evictions $e entries $n stripe_entries $s"
+fi
+ktap_check "every xattr still reads back" sh -c \
+	"cd $mnt && getfattr -d -R d | grep -c '^user.v=' | grep -qx $nfiles"
+umount "$mnt"
+ktap_check "no mbcache2 entry alive after umount" \
+	sh -c '[ "$(cat /sys/kernel/debug/mbcache2/live_objects)" = 0 ]'
+ktap_check "e2fsck -fn clean" /sbin/e2fsck -fn /dev/pmem0
+ktap_check "modules unload" sh -c 'rmmod ext4x && rmmod mbcache2 && rmmod percpu_stats'
+ktap_check "no allocation failure, WARN, BUG or oops" sh -c \
+	'! dmesg | grep -E "WARNING:|BUG:|Oops|Call Trace|page allocation failure|EXT4-fs error"'
