@@ -36,15 +36,21 @@ stage() {
 stage static "$top/tests/static/check.sh" "$kver"
 stage host "$top/tests/host/run.sh" "$kver"
 
-echo "=== guest"
-"$top/tests/vm/run-guest.sh" --kver "$kver" --modules "$modules" \
-	--results "$results/guest" 2>&1 | tee "$results/guest.log"
-rc=${PIPESTATUS[0]}
-total=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$results/guest.log" | tail -n 1)
-if [ -z "$total" ]; then
-	echo "# guest suite printed no total (exit $rc): counted as one failure"
-	failed=$((failed + 1))
-else
+# guest_stage NAME ARGS...: one run-guest.sh run (ARGS added to it); adds up
+# the total it prints, its serial log and files under $results/NAME.
+guest_stage() {
+	local name=$1 rc total p f s
+	shift
+	echo "=== $name"
+	"$top/tests/vm/run-guest.sh" --kver "$kver" --modules "$modules" \
+		--results "$results/$name" "$@" 2>&1 | tee "$results/$name.log"
+	rc=${PIPESTATUS[0]}
+	total=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$results/$name.log" | tail -n 1)
+	if [ -z "$total" ]; then
+		echo "# $name printed no total (exit $rc): counted as one failure"
+		failed=$((failed + 1))
+		return
+	fi
 	p=$(echo "$total" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
 	f=$(echo "$total" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
 	s=$(echo "$total" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
@@ -52,10 +58,24 @@ else
 	failed=$((failed + f))
 	skipped=$((skipped + ${s:-0}))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "# guest run exited $rc: counted as one failure"
+		echo "# $name run exited $rc: counted as one failure"
 		failed=$((failed + 1))
 	fi
-fi
+}
+
+# The suite: every non-manual guest test file in one guest.
+guest_stage guest
+# Power cut (tests/guest/powercut.sh, docs/RELIABILITY.md): the guest resets
+# itself EXT4X_POWERCUT_CYCLES times (10; make check-long: 100) and reboots in
+# the same QEMU; then the host cross-checks the serial log.
+pc_cycles=${EXT4X_POWERCUT_CYCLES:-10}
+guest_stage guest-powercut --tests powercut --reboot \
+	--timeout $((120 + pc_cycles * 45)) \
+	--append "ext4x_powercut=$pc_cycles ext4x_powercut_seed=${EXT4X_POWERCUT_SEED:-1}"
+stage powercut-crosscheck "$top/tests/vm/powercut-check.sh" \
+	"$results/guest-powercut/serial.log"
+# Memory pressure in a small guest (tests/guest/lowmem.sh).
+guest_stage guest-lowmem --tests lowmem --mem 512M
 
 echo
 echo "results: $results"
