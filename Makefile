@@ -4,6 +4,7 @@
 #
 #   make                 build every module for $(KVER) in one Kbuild pass
 #   make check           build, static checks, host tests, guest tests
+#   make check-long      the long reliability runs (docs/RELIABILITY.md)
 #   make bench-percpu    percpu_stats microbenchmark in the guest
 #   make bench-mbcache2  stock mbcache against mbcache2 in the guest
 #   make demo            stock ext4 against ext4x in the guest (docs/COMPARE.md)
@@ -117,3 +118,13 @@ deb:
 dkms-test: deps
 	tests/host/test-dkms.sh $(KVER)
 	tests/host/test-deb.sh $(KVER)
+
+# make check-long: the long variants of the reliability tests (100 power
+# cuts, 300 hostile images, 300 module cycles, 300 s stress and hotplug),
+# docs/RELIABILITY.md. About 1.5 to 2 hours of guest time.
+.PHONY: check-long check-long-run
+check-long: deps
+	$(MAKE) check-long-run
+
+check-long-run: collect
+	tests/check-long.sh $(KVER) $(BUILD_OUT)/modules $(BUILD_OUT)/results-long
