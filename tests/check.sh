@@ -21,6 +21,11 @@ stage() {
 	echo "=== $name"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	if [ ! -r "$log" ]; then
+		echo "# $name: its log $log is gone: counted as one failure"
+		failed=$((failed + 1))
+		return
+	fi
 	p=$(grep -cE '^ok [0-9]+' "$log" | head -n 1)
 	s=$(grep -cE '^ok [0-9]+.*# SKIP' "$log" | head -n 1)
 	f=$(grep -cE '^not ok [0-9]+' "$log" | head -n 1)
