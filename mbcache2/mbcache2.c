@@ -38,77 +38,7 @@
  *    of as many entries as the cache holds is exactly one pass over every
  *    stripe.
  *
- *  - Lookups (mbcache2_entry_get(), the lookup of mbcache2_entry_ensure(),
- *    mbcache2_entry_find_first() and _find_next()) take no lock: they walk
- *    the chain under rcu_read_lock(), as described below. Inserts and
- *    removals still take the stripe lock, and the hash reference is still
- *    dropped only under it, in the same step that unhashes the entry.
- *
- * Lockless lookups. Entries come from a SLAB_TYPESAFE_BY_RCU kmem_cache:
- * a freed entry may be reused at once, by any cache, but its memory stays
- * an mbcache2_entry for as long as a reader is in an RCU read-side
- * section. The chains are hlist_nulls lists: the end of chain b of a cache
- * is the nulls value (tag << MBCACHE2_MAX_BUCKET_BITS) | b, where tag is
- * the cache's own tag (a number given to each cache at creation, never 0),
- * which also sits in the high bits of e_flags of each entry the cache
- * allocates. An entry's life runs from its allocation, which writes e_key,
- * e_value and e_flags and then sets e_refcnt to 1 with release semantics,
- * to the moment e_refcnt reaches 0; it is then freed (and unhashed, see
- * above) and e_refcnt stays 0 until the next allocation. Writers only
- * change the chains under the stripe lock with the _rcu list primitives,
- * and hlist_nulls_del_init_rcu() leaves e_hash_list.next intact, so a
- * reader that stands on an entry can always go on walking.
- *
- * A reader that reached an entry through a pointer it read earlier may see
- * any field from the entry's present life or from an earlier one (or a
- * later one, if it holds no reference): key, value and flags of another
- * pair, perhaps of another cache; e_hash_list.next of a chain of another
- * bucket or cache; a refcount of 0 (free, or claimed for removal). Each
- * step makes that harmless:
- *
- *  1. The key/value (key/REUSABLE for find) comparison before taking a
- *     reference is only a filter: a stale match costs a retry below, a
- *     stale mismatch skips an entry that the final nulls check or a later
- *     retry then accounts for.
- *  2. The reference is taken with atomic_inc_not_zero(): it fails on a
- *     free entry and on one that a remover claimed (cmpxchg 1 -> 0 under
- *     the stripe lock), and the walk restarts from the head. Once it
- *     succeeds, the reader holds a reference in some life L, which cannot
- *     end before the reader drops it, and the full barrier of the
- *     successful increment orders it after the release that began L: the
- *     reader now reads L's key, value and flags, which stay fixed for all
- *     of L (only the flag bits below the tag change).
- *  3. Having its reference, the reader checks again the key, the value (or
- *     the REUSABLE bit), that the tag in e_flags is its cache's and that
- *     the entry is hashed. An entry is hashed only between its insertion
- *     and its removal in the same life (every life ends unhashed), so all
- *     four together mean that the entry is, or was while the reader looked,
- *     a member of this cache with the requested key and value: a correct
- *     answer. The tag is what keeps an entry of another cache with the
- *     same key and value (two devices, same block number) from passing.
- *     On any mismatch the reader drops its reference with
- *     mbcache2_entry_put(), which frees the entry if that was the last
- *     reference (it was then unhashed, so the free is legal), and
- *     restarts.
- *  4. A walk that was led into another chain by a reused entry ends at
- *     that chain's nulls marker, whose value (other bucket, or other
- *     cache's tag) differs from the one expected, and restarts; only a
- *     walk that ends at its own chain's end may report a miss.
- *
- * Removers claim the hash reference with atomic_cmpxchg(&e_refcnt, 1, 0)
- * under the stripe lock (shrinker, trim, mbcache2_entry_delete_or_get()):
- * as readers may increment the count at any time, a plain read of 1 would
- * not mean unused. A remover whose cmpxchg fails treats the entry as in
- * use, which a reader's transient reference may also cause: the shrinker
- * then keeps the entry for a later pass, delete_or_get() returns it with a
- * reference (the caller waits for mbcache2_entry_wait_unused() and tries
- * again, as with a real user). An insert that finds a duplicate drops the
- * new entry's reference with atomic_dec_and_test(), since a reader may
- * hold a transient one. mbcache2_destroy() claims each entry the same way;
- * an entry that it cannot claim waits out an RCU grace period (after
- * which no reader holds a transient reference to an entry that is in no
- * chain) before it counts as leaked by a user. Allocation masks lose
- * __GFP_ZERO: zeroing would clear e_hash_list.next under a reader.
+ *  - Lookups take the stripe lock; there is no RCU lookup path.
  *
  * Statistics: /sys/kernel/debug/mbcache2/<name>/stats prints one
  * "name value" per line: the event counters lookups, hits, inserts,
@@ -137,8 +67,6 @@
 #include <linux/mbcache.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/rculist_nulls.h>
-#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/shrinker.h>
@@ -164,17 +92,6 @@
 #define MBC2_TRIM_DIVISOR	8
 /* Most entries scanned per stripe lock hold */
 #define MBC2_SCAN_CHUNK		64
-/*
- * The bits of e_flags from MBC2_TAG_SHIFT up hold the owning cache's tag;
- * the tag also sits above the bucket index in the chain's nulls value,
- * which has BITS_PER_LONG - 1 bits, so it has MBC2_TAG_BITS bits (43 on
- * 64-bit: caches would have to be created at a million a second for three
- * months before a tag came back).
- */
-#define MBC2_TAG_SHIFT		8
-#define MBC2_FLAG_MASK		(BIT(MBC2_TAG_SHIFT) - 1)
-#define MBC2_TAG_BITS		(BITS_PER_LONG - 1 - MBCACHE2_MAX_BUCKET_BITS)
-#define MBC2_TAG_MASK		(BIT(MBC2_TAG_BITS) - 1)
 
 enum mbc2_event {
 	MBC2_MISSES,
@@ -199,10 +116,7 @@ struct mbc2_stripe {
 /**
  * struct mbcache2 - one cache, normally one per device
  * @c_bgl: the stripe locks
- * @c_hash: 2^@c_bucket_bits hash chain heads; chain b ends with the nulls
- *	value @c_nulls_base | b
- * @c_nulls_base: the cache's tag shifted above the bucket index
- * @c_flags_tag: the cache's tag shifted above the flag bits of e_flags
+ * @c_hash: 2^@c_bucket_bits hash chain heads
  * @c_stripes: @c_nr_stripes stripe structs, parallel to @c_bgl
  * @c_bucket_bits: log2 of the number of hash buckets
  * @c_nr_stripes: number of stripes in use, a power of two
@@ -218,9 +132,7 @@ struct mbc2_stripe {
  */
 struct mbcache2 {
 	struct blockgroup_lock	c_bgl;
-	struct hlist_nulls_head	*c_hash;
-	unsigned long		c_nulls_base;
-	unsigned long		c_flags_tag;
+	struct hlist_head	*c_hash;
 	struct mbc2_stripe	*c_stripes;
 	unsigned int		c_bucket_bits;
 	unsigned int		c_nr_stripes;
@@ -236,8 +148,6 @@ struct mbcache2 {
 };
 
 static struct kmem_cache *mbc2_entry_cache;
-/* The last tag given to a cache */
-static atomic_long_t mbc2_last_tag;
 /* One counter: entries allocated and not yet freed, over all caches */
 static struct percpu_stats mbc2_live;
 static struct dentry *mbc2_debugfs_root;
@@ -258,68 +168,33 @@ static inline spinlock_t *mbc2_lock(struct mbcache2 *cache, unsigned int idx)
 	return bgl_lock_ptr(&cache->c_bgl, idx);
 }
 
-static inline unsigned long mbc2_nulls(const struct mbcache2 *cache,
-				       unsigned int bucket)
-{
-	return cache->c_nulls_base | bucket;
-}
-
 /*
- * Second check of a lockless lookup, made while holding a reference to
- * @entry: is it still a hashed entry of @cache with @key? (Its value or
- * REUSABLE bit is checked by the caller.)
- */
-static inline bool mbc2_entry_is(const struct mbcache2 *cache,
-				 const struct mbcache2_entry *entry, u32 key)
-{
-	return !hlist_nulls_unhashed_lockless(&entry->e_hash_list) &&
-	       READ_ONCE(entry->e_key) == key &&
-	       (READ_ONCE(entry->e_flags) & ~MBC2_FLAG_MASK) ==
-	       cache->c_flags_tag;
-}
-
-/*
- * The constructor runs when a slab page is created, not per allocation:
- * it leaves both list nodes unlinked (the chain pointer at a nulls marker
- * that no chain uses, as tag 0 is never given) and the refcount at 0.
- * Every entry goes back to the slab unlinked and with a zero refcount, and
- * allocation must leave e_hash_list alone (a lockless reader may be
- * walking through it), so these hold for every free entry. The cache is
- * SLAB_TYPESAFE_BY_RCU, which is never merged: mbcache2_entry keeps its
- * own line in /proc/slabinfo.
+ * The constructor leaves both list nodes unlinked, and every entry goes
+ * back to the slab unlinked, so allocation need not initialise them. A
+ * cache with a constructor is also never merged with other caches, which
+ * gives mbcache2_entry its own line in /proc/slabinfo.
  */
 static void mbc2_entry_ctor(void *obj)
 {
 	struct mbcache2_entry *entry = obj;
 
 	INIT_LIST_HEAD(&entry->e_list);
-	entry->e_hash_list.next = (struct hlist_nulls_node *)NULLS_MARKER(0);
-	entry->e_hash_list.pprev = NULL;
-	atomic_set(&entry->e_refcnt, 0);
-	entry->e_flags = 0;
+	INIT_HLIST_NODE(&entry->e_hash_list);
 }
 
-static struct mbcache2_entry *mbc2_entry_alloc(struct mbcache2 *cache,
-					       gfp_t mask, u32 key, u64 value,
-					       bool reusable)
+static struct mbcache2_entry *mbc2_entry_alloc(gfp_t mask, u32 key,
+					       u64 value, bool reusable)
 {
 	struct mbcache2_entry *entry;
 
-	/* Zeroing would cut the chain under a lockless reader */
-	entry = kmem_cache_alloc(mbc2_entry_cache, mask & ~__GFP_ZERO);
+	entry = kmem_cache_alloc(mbc2_entry_cache, mask);
 	if (!entry)
 		return NULL;
-	/*
-	 * A lockless reader holding a stale pointer to this object can take
-	 * a reference as soon as the refcount is not 0: the fields it checks
-	 * afterwards must already hold their new values.
-	 */
-	WRITE_ONCE(entry->e_key, key);
-	WRITE_ONCE(entry->e_value, value);
-	WRITE_ONCE(entry->e_flags, cache->c_flags_tag |
-		   (reusable ? BIT(MBE2_REUSABLE_B) : 0));
 	/* The only reference is the one the hash table will own */
-	atomic_set_release(&entry->e_refcnt, 1);
+	atomic_set(&entry->e_refcnt, 1);
+	entry->e_key = key;
+	entry->e_value = value;
+	entry->e_flags = reusable ? BIT(MBE2_REUSABLE_B) : 0;
 	percpu_stats_inc(&mbc2_live, 0);
 	return entry;
 }
@@ -330,11 +205,11 @@ static void mbc2_entry_free(struct mbcache2_entry *entry)
 	percpu_stats_dec(&mbc2_live, 0);
 }
 
-/* Caller holds the stripe lock and has just claimed the hash reference */
+/* Caller holds the stripe lock and has just taken the hash reference */
 static void mbc2_unlink(struct mbc2_stripe *stripe,
 			struct mbcache2_entry *entry)
 {
-	hlist_nulls_del_init_rcu(&entry->e_hash_list);
+	hlist_del_init(&entry->e_hash_list);
 	list_del_init(&entry->e_list);
 	stripe->s_count--;
 }
@@ -529,30 +404,23 @@ static int mbc2_insert(struct mbcache2 *cache, struct mbcache2_entry *entry)
 {
 	unsigned int bucket = mbc2_bucket(cache, entry->e_key);
 	unsigned int idx = mbc2_stripe_idx(cache, bucket);
-	struct hlist_nulls_head *head = &cache->c_hash[bucket];
+	struct hlist_head *head = &cache->c_hash[bucket];
 	struct mbc2_stripe *stripe = &cache->c_stripes[idx];
 	spinlock_t *lock = mbc2_lock(cache, idx);
 	struct mbcache2_entry *dup;
-	struct hlist_nulls_node *node;
 	unsigned long count;
 
 	spin_lock(lock);
-	hlist_nulls_for_each_entry(dup, node, head, e_hash_list) {
+	hlist_for_each_entry(dup, head, e_hash_list) {
 		if (dup->e_key == entry->e_key &&
 		    dup->e_value == entry->e_value) {
 			spin_unlock(lock);
-			/*
-			 * A lockless reader may hold a transient reference;
-			 * then its put frees the entry, never hashed.
-			 */
-			if (atomic_dec_and_test(&entry->e_refcnt))
-				mbc2_entry_free(entry);
+			mbc2_entry_free(entry);
 			percpu_stats_inc(&cache->c_events, MBC2_DUPLICATES);
 			return -EBUSY;
 		}
 	}
-	/* Release: the entry's fields before the pointer to it */
-	hlist_nulls_add_head_rcu(&entry->e_hash_list, head);
+	hlist_add_head(&entry->e_hash_list, head);
 	list_add_tail(&entry->e_list, &stripe->s_lru);
 	count = ++stripe->s_count;
 	spin_unlock(lock);
@@ -562,89 +430,6 @@ static int mbc2_insert(struct mbcache2 *cache, struct mbcache2_entry *entry)
 	if (unlikely(count >= cache->c_stripe_limit))
 		mbc2_over_limit(cache, idx, count);
 	return 0;
-}
-
-/*
- * Look (@key, @value) up without a lock: see "Lockless lookups" at the top
- * of the file for why each check is there. Returns the entry with a
- * reference, or NULL.
- */
-static struct mbcache2_entry *mbc2_get(struct mbcache2 *cache, u32 key,
-				       u64 value)
-{
-	unsigned int bucket = mbc2_bucket(cache, key);
-	struct hlist_nulls_head *head = &cache->c_hash[bucket];
-	struct mbcache2_entry *entry;
-	struct hlist_nulls_node *node;
-
-	rcu_read_lock();
-restart:
-	hlist_nulls_for_each_entry_rcu(entry, node, head, e_hash_list) {
-		/* 1. A filter: the fields may be from another life */
-		if (READ_ONCE(entry->e_key) != key ||
-		    READ_ONCE(entry->e_value) != value)
-			continue;
-		/* 2. Free or claimed for removal: gone, look again */
-		if (!atomic_inc_not_zero(&entry->e_refcnt))
-			goto restart;
-		/* 3. Pinned in its present life: is it really ours? */
-		if (likely(mbc2_entry_is(cache, entry, key) &&
-			   READ_ONCE(entry->e_value) == value))
-			goto out;
-		mbcache2_entry_put(cache, entry);
-		goto restart;
-	}
-	/* 4. Moved to another chain by a reuse: the miss proves nothing */
-	if (unlikely(get_nulls_value(node) != mbc2_nulls(cache, bucket)))
-		goto restart;
-	entry = NULL;
-out:
-	rcu_read_unlock();
-	return entry;
-}
-
-/*
- * Walk @key's chain from after @old (or from the start) for a reusable
- * entry, without a lock, as mbc2_get() does; drops the reference to @old.
- */
-static struct mbcache2_entry *mbc2_find(struct mbcache2 *cache,
-					struct mbcache2_entry *old, u32 key)
-{
-	unsigned int bucket = mbc2_bucket(cache, key);
-	struct hlist_nulls_head *head = &cache->c_hash[bucket];
-	struct mbcache2_entry *entry;
-	struct hlist_nulls_node *node;
-
-	rcu_read_lock();
-restart:
-	/* Our reference keeps @old in its life, so in this cache */
-	if (old && !hlist_nulls_unhashed_lockless(&old->e_hash_list))
-		node = rcu_dereference(hlist_nulls_next_rcu(&old->e_hash_list));
-	else
-		node = rcu_dereference(hlist_nulls_first_rcu(head));
-	for (; !is_a_nulls(node);
-	     node = rcu_dereference(hlist_nulls_next_rcu(node))) {
-		entry = hlist_nulls_entry(node, struct mbcache2_entry,
-					  e_hash_list);
-		if (READ_ONCE(entry->e_key) != key ||
-		    !test_bit(MBE2_REUSABLE_B, &entry->e_flags))
-			continue;
-		if (!atomic_inc_not_zero(&entry->e_refcnt))
-			goto restart;
-		if (likely(mbc2_entry_is(cache, entry, key) &&
-			   test_bit(MBE2_REUSABLE_B, &entry->e_flags)))
-			goto out;
-		mbcache2_entry_put(cache, entry);
-		goto restart;
-	}
-	if (unlikely(get_nulls_value(node) != mbc2_nulls(cache, bucket)))
-		goto restart;
-	entry = NULL;
-out:
-	rcu_read_unlock();
-	if (old)
-		mbcache2_entry_put(cache, old);
-	return entry;
 }
 
 /**
@@ -671,7 +456,7 @@ int mbcache2_entry_create(struct mbcache2 *cache, gfp_t mask, u32 key,
 
 	if (WARN_ON_ONCE(!cache))
 		return -EINVAL;
-	entry = mbc2_entry_alloc(cache, mask, key, value, reusable);
+	entry = mbc2_entry_alloc(mask, key, value, reusable);
 	if (!entry)
 		return -ENOMEM;
 	return mbc2_insert(cache, entry);
@@ -699,17 +484,30 @@ EXPORT_SYMBOL(mbcache2_entry_create);
 int mbcache2_entry_ensure(struct mbcache2 *cache, gfp_t mask, u32 key,
 			  u64 value, bool reusable)
 {
+	unsigned int bucket, idx;
 	struct mbcache2_entry *entry;
+	spinlock_t *lock;	/* the stripe lock of @key */
+	bool found = false;
 
 	if (WARN_ON_ONCE(!cache))
 		return -EINVAL;
-	entry = mbc2_get(cache, key, value);
-	percpu_stats_inc(&cache->c_events, entry ? MBC2_HITS : MBC2_MISSES);
-	if (entry) {
-		mbcache2_entry_put(cache, entry);
-		return -EBUSY;
+	bucket = mbc2_bucket(cache, key);
+	idx = mbc2_stripe_idx(cache, bucket);
+	lock = mbc2_lock(cache, idx);
+
+	spin_lock(lock);
+	hlist_for_each_entry(entry, &cache->c_hash[bucket], e_hash_list) {
+		if (entry->e_key == key && entry->e_value == value) {
+			found = true;
+			break;
+		}
 	}
-	entry = mbc2_entry_alloc(cache, mask, key, value, reusable);
+	spin_unlock(lock);
+
+	percpu_stats_inc(&cache->c_events, found ? MBC2_HITS : MBC2_MISSES);
+	if (found)
+		return -EBUSY;
+	entry = mbc2_entry_alloc(mask, key, value, reusable);
 	if (!entry)
 		return -ENOMEM;
 	return mbc2_insert(cache, entry);
@@ -729,7 +527,7 @@ EXPORT_SYMBOL(mbcache2_entry_ensure);
 void __mbcache2_entry_free(struct mbcache2 *cache,
 			   struct mbcache2_entry *entry)
 {
-	if (WARN_ON_ONCE(!hlist_nulls_unhashed(&entry->e_hash_list)))
+	if (WARN_ON_ONCE(!hlist_unhashed(&entry->e_hash_list)))
 		return;
 	mbc2_entry_free(entry);
 }
@@ -752,12 +550,42 @@ void mbcache2_entry_wait_unused(struct mbcache2_entry *entry)
 }
 EXPORT_SYMBOL(mbcache2_entry_wait_unused);
 
+/* Walk @key's chain from after @old (or from the start) for a reusable one */
+static struct mbcache2_entry *mbc2_find(struct mbcache2 *cache,
+					struct mbcache2_entry *old, u32 key)
+{
+	unsigned int bucket = mbc2_bucket(cache, key);
+	unsigned int idx = mbc2_stripe_idx(cache, bucket);
+	spinlock_t *lock = mbc2_lock(cache, idx);
+	struct mbcache2_entry *entry;
+	struct hlist_node *node;
+
+	spin_lock(lock);
+	if (old && !hlist_unhashed(&old->e_hash_list))
+		node = old->e_hash_list.next;
+	else
+		node = cache->c_hash[bucket].first;
+	for (; node; node = node->next) {
+		entry = hlist_entry(node, struct mbcache2_entry, e_hash_list);
+		if (entry->e_key == key &&
+		    test_bit(MBE2_REUSABLE_B, &entry->e_flags)) {
+			/* Hashed, so the cache's reference keeps it >= 1 */
+			atomic_inc(&entry->e_refcnt);
+			goto out;
+		}
+	}
+	entry = NULL;
+out:
+	spin_unlock(lock);
+	if (old)
+		mbcache2_entry_put(cache, old);
+	return entry;
+}
+
 /**
  * mbcache2_entry_find_first - find the first reusable entry with a key
  * @cache: the cache
  * @key: the key
- *
- * Takes no lock: walks the chain under RCU.
  *
  * Return: the most recently inserted reusable entry with @key, with a
  * reference the caller must drop with mbcache2_entry_put() or pass to
@@ -783,8 +611,7 @@ EXPORT_SYMBOL(mbcache2_entry_find_first);
  *
  * Continues the chain walk after @entry; if @entry was removed from the
  * cache meanwhile, starts again from the head of the chain. Drops the
- * reference to @entry in all cases. Takes no lock: walks the chain under
- * RCU.
+ * reference to @entry in all cases.
  *
  * Return: the next reusable entry with @entry's key, with a reference, or
  * NULL if there is none or an argument is NULL.
@@ -802,6 +629,26 @@ struct mbcache2_entry *mbcache2_entry_find_next(struct mbcache2 *cache,
 }
 EXPORT_SYMBOL(mbcache2_entry_find_next);
 
+/* Look (key, value) up under its stripe lock; returns it with a reference */
+static struct mbcache2_entry *mbc2_get(struct mbcache2 *cache, u32 key,
+				       u64 value)
+{
+	unsigned int bucket = mbc2_bucket(cache, key);
+	unsigned int idx = mbc2_stripe_idx(cache, bucket);
+	spinlock_t *lock = mbc2_lock(cache, idx);
+	struct mbcache2_entry *entry;
+
+	spin_lock(lock);
+	hlist_for_each_entry(entry, &cache->c_hash[bucket], e_hash_list) {
+		if (entry->e_key == key && entry->e_value == value) {
+			atomic_inc(&entry->e_refcnt);
+			break;
+		}
+	}
+	spin_unlock(lock);
+	return entry;
+}
+
 /**
  * mbcache2_entry_get - look an entry up by key and value
  * @cache: the cache
@@ -809,8 +656,6 @@ EXPORT_SYMBOL(mbcache2_entry_find_next);
  * @value: the value
  *
  * Unlike the find functions, also returns entries that are not reusable.
- * Takes no lock: walks the chain under RCU and takes the reference with
- * atomic_inc_not_zero().
  *
  * Return: the entry with a reference the caller must drop with
  * mbcache2_entry_put(), or NULL if it is not cached or @cache is NULL.
@@ -837,9 +682,7 @@ EXPORT_SYMBOL(mbcache2_entry_get);
  * Removes and frees the entry (@key, @value) if no one holds a reference
  * to it, whether or not it was referenced. If someone does, leaves it in
  * the cache and returns it with a new reference, so that the caller can
- * mbcache2_entry_wait_unused() and retry. A concurrent lookup holds a
- * reference for a moment, even one that then finds the entry is not the
- * one it wants: that too makes the entry in use, briefly.
+ * mbcache2_entry_wait_unused() and retry.
  *
  * Return: NULL if the entry was removed or was not cached (or @cache is
  * NULL); otherwise the entry, with a reference.
@@ -849,7 +692,6 @@ struct mbcache2_entry *mbcache2_entry_delete_or_get(struct mbcache2 *cache,
 {
 	unsigned int bucket, idx;
 	struct mbcache2_entry *entry;
-	struct hlist_nulls_node *node;
 	spinlock_t *lock;	/* the stripe lock of @key */
 
 	if (WARN_ON_ONCE(!cache))
@@ -859,11 +701,9 @@ struct mbcache2_entry *mbcache2_entry_delete_or_get(struct mbcache2 *cache,
 	lock = mbc2_lock(cache, idx);
 
 	spin_lock(lock);
-	hlist_nulls_for_each_entry(entry, node, &cache->c_hash[bucket],
-				   e_hash_list) {
+	hlist_for_each_entry(entry, &cache->c_hash[bucket], e_hash_list) {
 		if (entry->e_key != key || entry->e_value != value)
 			continue;
-		/* Only the cmpxchg may decide: readers take references */
 		if (atomic_cmpxchg(&entry->e_refcnt, 1, 0) == 1) {
 			mbc2_unlink(&cache->c_stripes[idx], entry);
 			spin_unlock(lock);
@@ -872,7 +712,6 @@ struct mbcache2_entry *mbcache2_entry_delete_or_get(struct mbcache2 *cache,
 			percpu_stats_dec(&cache->c_entries, 0);
 			return NULL;
 		}
-		/* Hashed and unclaimed under the lock: the count is >= 1 */
 		atomic_inc(&entry->e_refcnt);
 		spin_unlock(lock);
 		return entry;
@@ -1018,7 +857,7 @@ static const struct file_operations mbc2_stats_fops = {
  */
 struct mbcache2 *mbcache2_create(int bucket_bits, const char *name)
 {
-	unsigned long bucket_count, i, tag;
+	unsigned long bucket_count, i;
 	struct mbcache2 *cache;
 
 	if (bucket_bits < MBCACHE2_MIN_BUCKET_BITS ||
@@ -1044,19 +883,13 @@ struct mbcache2 *mbcache2_create(int bucket_bits, const char *name)
 	strreplace(cache->c_name, '/', '!');
 	bgl_lock_init(&cache->c_bgl);
 	INIT_WORK(&cache->c_trim_work, mbc2_trim_worker);
-	/* Tag 0 is the nulls value of a free entry's chain pointer */
-	do {
-		tag = atomic_long_inc_return(&mbc2_last_tag) & MBC2_TAG_MASK;
-	} while (!tag);
-	cache->c_nulls_base = tag << MBCACHE2_MAX_BUCKET_BITS;
-	cache->c_flags_tag = tag << MBC2_TAG_SHIFT;
 
 	cache->c_hash = kvmalloc_array(bucket_count, sizeof(*cache->c_hash),
 				       GFP_KERNEL);
 	if (!cache->c_hash)
 		goto free_cache;
 	for (i = 0; i < bucket_count; i++)
-		INIT_HLIST_NULLS_HEAD(&cache->c_hash[i], mbc2_nulls(cache, i));
+		INIT_HLIST_HEAD(&cache->c_hash[i]);
 
 	cache->c_stripes = kcalloc(cache->c_nr_stripes,
 				   sizeof(*cache->c_stripes), GFP_KERNEL);
@@ -1108,15 +941,13 @@ EXPORT_SYMBOL(mbcache2_create);
  * warning, are taken out of the cache, and are freed by their last
  * mbcache2_entry_put(), which does not touch the destroyed cache.
  *
- * Context: process context; sleeps (for an RCU grace period, if an entry
- * is not free to go at once).
+ * Context: process context; sleeps.
  */
 void mbcache2_destroy(struct mbcache2 *cache)
 {
-	struct mbcache2_entry *entry, *next;
+	struct mbcache2_entry *entry;
 	unsigned long busy = 0;
 	unsigned int idx;
-	LIST_HEAD(held);
 
 	if (WARN_ON_ONCE(!cache))
 		return;
@@ -1132,36 +963,14 @@ void mbcache2_destroy(struct mbcache2 *cache)
 		while (!list_empty(&stripe->s_lru)) {
 			entry = list_first_entry(&stripe->s_lru,
 						 struct mbcache2_entry, e_list);
-			if (atomic_cmpxchg(&entry->e_refcnt, 1, 0) == 1) {
-				mbc2_unlink(stripe, entry);
-				mbc2_entry_free(entry);
-				continue;
-			}
-			/*
-			 * A user's reference, or a transient one of a
-			 * lockless lookup of another cache that came here by
-			 * a stale pointer: keep the hash reference for now.
-			 */
 			mbc2_unlink(stripe, entry);
-			list_add(&entry->e_list, &held);
-		}
-		spin_unlock(lock);
-		cond_resched();
-	}
-	if (!list_empty(&held)) {
-		/*
-		 * Transient references live within one RCU read-side section
-		 * and no walk that starts now can reach an entry that is in
-		 * no chain: after a grace period only users' ones are left.
-		 */
-		synchronize_rcu();
-		list_for_each_entry_safe(entry, next, &held, e_list) {
-			list_del_init(&entry->e_list);
 			if (atomic_dec_and_test(&entry->e_refcnt))
 				mbc2_entry_free(entry);
 			else
 				busy++;
 		}
+		spin_unlock(lock);
+		cond_resched();
 	}
 	WARN(busy, "cache %s destroyed with %lu entries in use\n",
 	     cache->c_name, busy);
@@ -1215,12 +1024,9 @@ static int __init mbcache2_init(void)
 	err = percpu_stats_init(&mbc2_live, 1, GFP_KERNEL);
 	if (err)
 		return err;
-	BUILD_BUG_ON(MBE2_REUSABLE_B >= MBC2_TAG_SHIFT);
-	BUILD_BUG_ON(MBC2_TAG_SHIFT + MBC2_TAG_BITS > BITS_PER_LONG);
 	mbc2_entry_cache = kmem_cache_create("mbcache2_entry",
 					     sizeof(struct mbcache2_entry), 0,
-					     SLAB_RECLAIM_ACCOUNT |
-					     SLAB_TYPESAFE_BY_RCU,
+					     SLAB_RECLAIM_ACCOUNT,
 					     mbc2_entry_ctor);
 	if (!mbc2_entry_cache) {
 		percpu_stats_destroy(&mbc2_live);
@@ -1236,14 +1042,6 @@ static void __exit mbcache2_exit(void)
 {
 	debugfs_remove_recursive(mbc2_debugfs_root);
 	kmem_cache_destroy(mbc2_entry_cache);
-	/*
-	 * For a SLAB_TYPESAFE_BY_RCU cache, 6.1 leaves the end of the
-	 * destruction, /sys/kernel/slab/mbcache2_entry included, to a work
-	 * item on the system workqueue (after an rcu_barrier()). Wait for it,
-	 * so that the module is really gone when the unload returns and a
-	 * reload can create the cache under the same name again.
-	 */
-	flush_scheduled_work();
 	percpu_stats_destroy(&mbc2_live);
 }
 

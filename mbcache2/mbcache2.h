@@ -13,7 +13,6 @@
 #include <linux/atomic.h>
 #include <linux/gfp.h>
 #include <linux/list.h>
-#include <linux/list_nulls.h>
 #include <linux/types.h>
 #include <linux/wait_bit.h>
 
@@ -33,25 +32,22 @@ enum {
  * struct mbcache2_entry - one key/value pair in a cache
  * @e_list: place in the LRU list of the entry's lock stripe; protected by
  *	the stripe lock
- * @e_hash_list: place in the hash chain; changed under the stripe lock,
- *	walked under RCU. An entry stays hashed for as long as the cache
- *	holds its reference.
+ * @e_hash_list: place in the hash chain; protected by the stripe lock. An
+ *	entry stays hashed for as long as the cache holds its reference.
  * @e_refcnt: one reference for the cache (while hashed) plus one per user;
  *	the entry is freed when it drops to zero
  * @e_key: hash key, stable for the lifetime of the entry
  * @e_flags: MBE2_REFERENCED_B and MBE2_REUSABLE_B, changed with atomic
- *	bit operations; the bits above the flag bits identify the cache that
- *	owns the entry, so never assign the word
+ *	bit operations
  * @e_value: user-supplied value, stable for the lifetime of the entry; a
  *	(key, value) pair is unique within a cache
  *
  * Users may read @e_key, @e_value and @e_flags of an entry they hold a
- * reference to, and may set or clear MBE2_REUSABLE_B with set_bit() and
- * clear_bit().
+ * reference to, and may set or clear MBE2_REUSABLE_B.
  */
 struct mbcache2_entry {
 	struct list_head	e_list;
-	struct hlist_nulls_node	e_hash_list;
+	struct hlist_node	e_hash_list;
 	atomic_t		e_refcnt;
 	u32			e_key;
 	unsigned long		e_flags;

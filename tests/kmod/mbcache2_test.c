@@ -48,10 +48,6 @@ static unsigned int diff_ops = 200000;
 module_param(diff_ops, uint, 0444);
 MODULE_PARM_DESC(diff_ops, "operations in the differential case");
 
-static unsigned int race_secs = 2;
-module_param(race_secs, uint, 0444);
-MODULE_PARM_DESC(race_secs, "seconds the lockless lookup race case runs");
-
 static struct ktap ktap;
 
 /* Diagnostic on failure; evaluates to the condition */
@@ -578,7 +574,7 @@ static bool test_destroy_busy(void)
 	/* The held entry outlives its cache, unhashed, with our reference */
 	ok &= CHECK(mbcache2_live_objects() == live + 1);
 	ok &= CHECK(REFCNT(e) == 1);
-	ok &= CHECK(hlist_nulls_unhashed(&e->e_hash_list));
+	ok &= CHECK(hlist_unhashed(&e->e_hash_list));
 	ok &= CHECK(e->e_key == 4 && e->e_value == 4);
 	mbcache2_entry_put(c, e);
 	ok &= CHECK(mbcache2_live_objects() == live);
@@ -956,241 +952,6 @@ static bool test_concurrency(void)
 	return ok;
 }
 
-/*
- * Lockless lookups against reuse. Two caches of 2 buckets hold the same
- * few keys and values, one with every entry reusable, the other with none,
- * in chains of about a dozen entries (below the capacity, so that only
- * the explicit shrinks evict). One thread per CPU looks pairs up, walks
- * keys, runs the shrinker now and then, and deletes a pair to create at
- * once either the same key with the next value in the same cache or the
- * same pair in the other cache: the freed entry is usually the very object
- * that the create gets back, so a lookup on another CPU standing on it
- * sees it change value, or move to the other cache's chain of the same
- * index. Every entry a lookup returns must carry the requested key (and
- * value), have the REUSABLE bit of the cache it was asked of, and hold the
- * caller's reference; a find in the cache without reusable entries must
- * find nothing. At the end every entry is back to the cache's reference
- * alone, and reclaim empties both caches.
- */
-#define RACE_BITS	1
-#define RACE_KEYS	24
-#define RACE_VALUES	4
-
-struct race_thread {
-	struct mbcache2 *caches[2];	/* [1] holds the reusable entries */
-	struct completion done;
-	unsigned long deadline;
-	unsigned int id;
-	unsigned long ops;
-	unsigned long hits;
-	unsigned long errors;
-	u8 cur[2][RACE_KEYS];	/* churn: value last created per key */
-};
-
-static void race_check(struct race_thread *t, struct mbcache2_entry *e,
-		       bool reusable, u32 key, u64 value)
-{
-	t->hits++;
-	if (e->e_key == key && (value == U64_MAX || e->e_value == value) &&
-	    test_bit(MBE2_REUSABLE_B, &e->e_flags) == reusable &&
-	    REFCNT(e) >= 2)
-		return;
-	if (t->errors++ < 4)
-		ktap_diag("race: asked %s %u/%lld, got %u/%llu flags %lx refcnt %d",
-			  reusable ? "reusable" : "plain", key, (s64)value,
-			  e->e_key, e->e_value, e->e_flags, REFCNT(e));
-}
-
-static void race_lookup(struct race_thread *t, u32 r)
-{
-	u32 key = r % RACE_KEYS;
-	u64 value = (r >> 4) % RACE_VALUES;
-	bool reusable = r & 0x40;
-	struct mbcache2 *c = t->caches[reusable];
-	struct mbcache2_entry *e;
-	int i = 0;
-
-	switch ((r >> 8) % 64) {
-	case 0 ... 55:
-		e = mbcache2_entry_get(c, key, value);
-		if (e) {
-			race_check(t, e, reusable, key, value);
-			if (r & 0x80000)
-				mbcache2_entry_touch(c, e);
-			mbcache2_entry_put(c, e);
-		}
-		break;
-	case 56 ... 62:
-		for (e = mbcache2_entry_find_first(c, key);
-		     e && i < 2 * RACE_VALUES;
-		     e = mbcache2_entry_find_next(c, e), i++) {
-			race_check(t, e, reusable, key, U64_MAX);
-			if (!reusable)
-				t->errors++;
-		}
-		if (e)
-			mbcache2_entry_put(c, e);
-		break;
-	default:
-		mbcache2_shrink(c, 4);
-		break;
-	}
-}
-
-/* Remove the pair of @key that this thread created last in cache @i */
-static void race_delete(struct race_thread *t, unsigned int i, u32 key)
-{
-	struct mbcache2_entry *e;
-
-	e = mbcache2_entry_delete_or_get(t->caches[i], key, t->cur[i][key]);
-	if (e) {
-		race_check(t, e, i, key, t->cur[i][key]);
-		mbcache2_entry_put(t->caches[i], e);
-	}
-}
-
-static void race_churn(struct race_thread *t, u32 r)
-{
-	u32 key = r % RACE_KEYS;
-	unsigned int i = !!(r & 0x40), o = !i;
-
-	switch ((r >> 8) % 32) {
-	case 0 ... 14:	/* the same key with the next value */
-		race_delete(t, i, key);
-		t->cur[i][key] = (t->cur[i][key] + 1) % RACE_VALUES;
-		mbcache2_entry_create(t->caches[i], GFP_KERNEL, key,
-				      t->cur[i][key], i);
-		break;
-	case 15 ... 29:	/* the pair moves to the other cache */
-		race_delete(t, o, key);
-		race_delete(t, i, key);
-		t->cur[o][key] = t->cur[i][key];
-		mbcache2_entry_create(t->caches[o], GFP_KERNEL, key,
-				      t->cur[o][key], o);
-		break;
-	case 30:
-		mbcache2_entry_ensure(t->caches[i], GFP_KERNEL, key,
-				      t->cur[i][key], i);
-		break;
-	default:
-		mbcache2_shrink(t->caches[i], 4);
-		break;
-	}
-}
-
-static int race_fn(void *data)
-{
-	struct race_thread *t = data;
-	struct rnd_state rnd;
-
-	prandom_seed_state(&rnd, 0x72616365ULL + t->id);
-	while (time_before(jiffies, t->deadline)) {
-		u32 r = prandom_u32_state(&rnd);
-
-		if (r % 8 < 3)
-			race_churn(t, r >> 3);
-		else
-			race_lookup(t, r >> 3);
-		t->ops++;
-		if ((t->ops & 255) == 0)
-			cond_resched();
-	}
-	kthread_complete_and_exit(&t->done, 0);
-}
-
-/* Every entry of @c has only the cache's reference; the counts agree */
-static bool race_settled(struct mbcache2 *c)
-{
-	struct mbcache2_entry *e;
-	struct mbcache2_stats st;
-	unsigned long found = 0;
-	bool ok = true;
-	u32 key;
-	u64 value;
-
-	for (key = 0; key < RACE_KEYS; key++) {
-		for (value = 0; value < RACE_VALUES; value++) {
-			e = mbcache2_entry_get(c, key, value);
-			if (!e)
-				continue;
-			found++;
-			if (!CHECK(REFCNT(e) == 2))
-				ok = false;
-			mbcache2_entry_put(c, e);
-		}
-	}
-	mbcache2_get_stats(c, &st);
-	ok &= CHECK(found == mbcache2_count(c));
-	ok &= CHECK(st.entries == found);
-	ok &= CHECK(st.inserts == st.evictions + st.deletes + st.entries);
-	ktap_diag("race: %llu inserts %llu evictions %llu deletes %lu left",
-		  st.inserts, st.evictions, st.deletes, found);
-	return ok;
-}
-
-static bool test_rcu_lookup_race(void)
-{
-	unsigned int n = max(num_online_cpus(), 2U), i, cpu, started = 0;
-	unsigned long ops = 0, hits = 0, errors = 0;
-	struct race_thread *threads;
-	struct mbcache2 *caches[2];
-	bool ok = true;
-	u64 live;
-
-	live = mbcache2_live_objects();
-	threads = kcalloc(n, sizeof(*threads), GFP_KERNEL);
-	caches[0] = mbcache2_create(RACE_BITS, "mbcache2_test-race-plain");
-	caches[1] = mbcache2_create(RACE_BITS, "mbcache2_test-race-reuse");
-	if (!CHECK(threads && caches[0] && caches[1]))
-		goto out;
-	cpu = cpumask_first(cpu_online_mask);
-	for (i = 0; i < n; i++) {
-		struct task_struct *task;
-
-		threads[i].caches[0] = caches[0];
-		threads[i].caches[1] = caches[1];
-		threads[i].id = i;
-		threads[i].deadline = jiffies + race_secs * HZ;
-		init_completion(&threads[i].done);
-		task = kthread_create(race_fn, &threads[i], "mbcache2_race/%u",
-				      i);
-		if (IS_ERR(task)) {
-			ok = false;
-			break;
-		}
-		kthread_bind(task, cpu);
-		cpu = cpumask_next(cpu, cpu_online_mask);
-		if (cpu >= nr_cpu_ids)
-			cpu = cpumask_first(cpu_online_mask);
-		wake_up_process(task);
-		started++;
-	}
-	for (i = 0; i < started; i++) {
-		wait_for_completion(&threads[i].done);
-		ops += threads[i].ops;
-		hits += threads[i].hits;
-		errors += threads[i].errors;
-	}
-	ktap_diag("race: %u threads, %lu ops, %lu entries returned, %lu bad",
-		  started, ops, hits, errors);
-	ok &= CHECK(errors == 0);
-	ok &= CHECK(hits > 0);
-	for (i = 0; i < 2; i++) {
-		ok &= race_settled(caches[i]);
-		/* Nothing is in use: two passes (second chance) empty it */
-		mbcache2_shrink(caches[i], ~0UL);
-		mbcache2_shrink(caches[i], ~0UL);
-		ok &= CHECK(stats_entries_ok(caches[i], 0));
-	}
-out:
-	for (i = 0; i < 2; i++)
-		if (caches[i])
-			mbcache2_destroy(caches[i]);
-	kfree(threads);
-	ok &= CHECK(mbcache2_live_objects() == live);
-	return ok;
-}
-
 struct test_case {
 	const char *name;
 	bool (*fn)(void);
@@ -1214,7 +975,6 @@ static const struct test_case cases[] = {
 	{ "destroy_with_busy_entry_warns_no_leak", test_destroy_busy, false },
 	{ "differential_vs_stock_mbcache", test_differential, false },
 	{ "concurrency_one_thread_per_cpu", test_concurrency, false },
-	{ "rcu_lookup_races_reuse_and_shrinker", test_rcu_lookup_race, false },
 };
 
 /* mode=hold */
