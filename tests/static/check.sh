@@ -19,7 +19,9 @@ not_ok() {
 }
 
 # checkpatch.pl and its data files from linux-source-X.Y of the target.
-series=$(make -s -C "$kdir" kernelversion 2>/dev/null | cut -d. -f1,2)
+# Under a parent make, -s alone still prints "Entering directory" lines.
+series=$(env -u MAKEFLAGS -u MAKELEVEL make -s --no-print-directory \
+	-C "$kdir" kernelversion 2>/dev/null | cut -d. -f1,2)
 tarball=/usr/src/linux-source-$series.tar.xz
 if [ ! -r "$tarball" ]; then
 	echo "ext4x: $tarball missing: apt-get install linux-source-$series" >&2
@@ -55,7 +57,9 @@ for f in "${files[@]}"; do
 done
 for p in "${patches[@]}"; do
 	# A patch of ext4 is judged on the lines it adds, not on ext4's own.
-	if (cd "$top" && "${checkpatch[@]}" --ignore FILE_PATH_CHANGES "$p") \
+	# Fed on stdin: given the path of a file git tracks, checkpatch checks
+	# the .patch file itself as source.
+	if "${checkpatch[@]}" --ignore FILE_PATH_CHANGES - <"$top/$p" \
 		>"$out" 2>&1; then
 		ok "checkpatch $p"
 	else
