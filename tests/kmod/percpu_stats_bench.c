@@ -176,8 +176,10 @@ static u64 bench_sink;
 /* Formats picoseconds as nanoseconds with two decimals. */
 static const char *ns(char *buf, u64 ps)
 {
-	snprintf(buf, 24, "%llu.%02llu", div_u64(ps, 1000),
-		 div_u64(ps % 1000, 10));
+	u32 frac;
+	u64 whole = div_u64_rem(ps, 1000, &frac);
+
+	snprintf(buf, 24, "%llu.%02u", whole, frac / 10);
 	return buf;
 }
 
@@ -185,8 +187,10 @@ static const char *ns(char *buf, u64 ps)
 static const char *ratio(char *buf, u64 a, u64 b)
 {
 	u64 r = div64_u64(a * 100, max(b, 1ULL));
+	u32 frac;
+	u64 whole = div_u64_rem(r, 100, &frac);
 
-	snprintf(buf, 24, "%llu.%02llux", div_u64(r, 100), r % 100);
+	snprintf(buf, 24, "%llu.%02ux", whole, frac);
 	return buf;
 }
 
