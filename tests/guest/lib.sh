@@ -152,6 +152,27 @@ run_kmod_test() {
 	fi
 }
 
+# run_kmod_bench MODULE NAME [PARAMS...]: load a benchmark module whose
+# module_init prints its table into the kernel log prefixed "bench: ", save
+# the table as /tmp/NAME.md, show it, hand it to the host as NAME.md, check
+# that it ran to its "# end" line, and unload the module. The numbers
+# themselves are never judged.
+run_kmod_bench() {
+	_mod=$1
+	_name=$2
+	shift 2
+	dmesg -c >/dev/null
+	if ! /sbin/modprobe "$_mod" "$@"; then
+		ktap_fail "benchmark_loaded" "$(ktap_dmesg | tail -n 20)"
+		return 1
+	fi
+	ktap_dmesg | sed -n 's/^\([^ :]*: \)\{0,1\}bench: //p' >"/tmp/$_name.md"
+	ktap_diag "$(cat "/tmp/$_name.md")"
+	ktap_export_file "/tmp/$_name.md" "$_name.md"
+	ktap_check "benchmark_printed_its_table" grep -q '^# end' "/tmp/$_name.md"
+	/sbin/modprobe -r "$_mod"
+}
+
 ktap_finish() {
 	_rc=$?
 	if [ -z "$KTAP_PLANNED" ]; then
