@@ -43,14 +43,17 @@ case $seed in '' | *[!0-9]*) seed=1 ;; esac
 now() { cut -d' ' -f1 /proc/uptime; }
 recbase() { echo $((state + per_cycle * $1)); }
 
-# put_sector SECTOR TEXT: one 512-byte O_DIRECT write, then fsync of the
-# device. O_DIRECT alone is not enough: when the page cache page of the
-# range cannot be invalidated the kernel quietly falls back to a buffered
-# write (generic_file_direct_write), and without the fsync about one record
-# in eight (the last sector of a page) was lost at the cut.
+# put_sector SECTOR TEXT: one 512-byte buffered write, then fsync of the
+# device. Not O_DIRECT: when the page cache page of the range cannot be
+# invalidated, the kernel quietly turns a direct write into a buffered one
+# (generic_file_direct_write), and a page cached before earlier direct
+# writes then lacks them: its writeback put the stale sectors back over a
+# record that had reached the NVDIMM (seen once in 180 records: a fsynced
+# file's record gone while the next record survived). With every write
+# through the page cache there is one copy, and fsync makes it durable.
 put_sector() {
 	printf '%s END\n' "$2" |
-		dd of=$dev bs=512 count=1 seek="$1" conv=sync,notrunc,fsync oflag=direct 2>/dev/null
+		dd of=$dev bs=512 count=1 seek="$1" conv=sync,notrunc,fsync 2>/dev/null
 }
 # records CYCLE: the complete records of a cycle, in order.
 records() {
