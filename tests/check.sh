@@ -10,63 +10,11 @@ modules=${2:?}
 results=${3:?}
 mkdir -p "$results"
 
-passed=0
-failed=0
-skipped=0
-
-# stage NAME CMD...: run a KTAP-printing stage and add up its cases.
-stage() {
-	local name=$1 log="$results/$1.log" rc p f s
-	shift
-	echo "=== $name"
-	"$@" 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	if [ ! -r "$log" ]; then
-		echo "# $name: its log $log is gone: counted as one failure"
-		failed=$((failed + 1))
-		return
-	fi
-	p=$(grep -cE '^ok [0-9]+' "$log" | head -n 1)
-	s=$(grep -cE '^ok [0-9]+.*# SKIP' "$log" | head -n 1)
-	f=$(grep -cE '^not ok [0-9]+' "$log" | head -n 1)
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "# $name exited $rc without a failing case: counted as one failure"
-		f=1
-	fi
-	passed=$((passed + p - s))
-	skipped=$((skipped + s))
-	failed=$((failed + f))
-}
+# shellcheck source=tests/lib/totals.sh
+. "$top/tests/lib/totals.sh"
 
 stage static "$top/tests/static/check.sh" "$kver"
 stage host "$top/tests/host/run.sh" "$kver"
-
-# guest_stage NAME ARGS...: one run-guest.sh run (ARGS added to it); adds up
-# the total it prints, its serial log and files under $results/NAME.
-guest_stage() {
-	local name=$1 rc total p f s
-	shift
-	echo "=== $name"
-	"$top/tests/vm/run-guest.sh" --kver "$kver" --modules "$modules" \
-		--results "$results/$name" "$@" 2>&1 | tee "$results/$name.log"
-	rc=${PIPESTATUS[0]}
-	total=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$results/$name.log" | tail -n 1)
-	if [ -z "$total" ]; then
-		echo "# $name printed no total (exit $rc): counted as one failure"
-		failed=$((failed + 1))
-		return
-	fi
-	p=$(echo "$total" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
-	f=$(echo "$total" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
-	s=$(echo "$total" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
-	passed=$((passed + p))
-	failed=$((failed + f))
-	skipped=$((skipped + ${s:-0}))
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "# $name run exited $rc: counted as one failure"
-		failed=$((failed + 1))
-	fi
-}
 
 # The suite: every non-manual guest test file in one guest.
 guest_stage guest
@@ -82,11 +30,4 @@ stage powercut-crosscheck "$top/tests/vm/powercut-check.sh" \
 # Memory pressure in a small guest (tests/guest/lowmem.sh).
 guest_stage guest-lowmem --tests lowmem --mem 512M
 
-echo
-echo "results: $results"
-if [ "$skipped" -gt 0 ]; then
-	echo "$passed passed, $failed failed, $skipped skipped"
-else
-	echo "$passed passed, $failed failed"
-fi
-[ "$failed" -eq 0 ]
+totals_report
