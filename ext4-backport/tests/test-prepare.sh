@@ -10,11 +10,8 @@ prepare=$here/prepare.sh
 T=$(mktemp -d /tmp/ext4x-test-prepare.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-diag() { sed 's/^/# /'; }
+# shellcheck source=tests/lib/ktap.sh
+. "$here/../tests/lib/ktap.sh"
 
 # run ENV... -- ARGS: runs prepare.sh with a clean environment for our variables;
 # sets rc, out (stdout), err (stderr)
@@ -46,10 +43,9 @@ expect() {
 			why+="OUT was touched; "
 	fi
 	if [ -z "$why" ]; then
-		ok "$name"
+		ktap_ok "$name"
 	else
-		notok "$name"
-		{ echo "$why"; echo "want: $want"; echo "got:  $err"; } | diag
+		ktap_fail "$name" "$why" "want: $want" "got:  $err"
 	fi
 }
 
@@ -88,7 +84,7 @@ mkheaders "$T/headers-6.99" 6.99.0 6.99.0-1-amd64
 fakehdr=(KVER=$KV EXT4X_KBUILD=$T/headers EXT4X_HEADERS_DEBVER=6.1.192-3)
 
 echo "KTAP version 1"
-echo "1..14"
+ktap_plan 14
 
 # 1: no source at all
 mkdir -p "$T/empty-usr-src"; mkout "$T/out1"
@@ -194,18 +190,18 @@ if [ -f "/lib/modules/$rkver/build/Makefile" ] && [ -f /usr/src/linux-source-6.1
 		grep -q '^ext4x-y' "$kb" && grep -q 'ext4x_jbd2.o' "$kb" &&
 		grep -q '^ccflags-y += -DCONFIG_EXT4X_FS_POSIX_ACL=1' "$kb" &&
 		! grep -v '^#' "$kb" | grep -q 'CONFIG_EXT4_' && [ -f "$T/real/out/include/trace/events/ext4x.h" ]; then
-		ok "real prepare ($rkver, empty 6.1 series) produces a renamed tree and Kbuild in $((t1 - t0)) s"
+		ktap_ok "real prepare ($rkver, empty 6.1 series) produces a renamed tree and Kbuild in $((t1 - t0)) s"
 	else
-		notok "real prepare ($rkver) produces a renamed tree and Kbuild"
-		{ echo "rc $rc"; echo "$out"; echo "$err"; } | diag
+		ktap_fail "real prepare ($rkver) produces a renamed tree and Kbuild" \
+			"rc $rc" "$out" "$err"
 	fi
 
 	touch "$T/real/out/fs/ext4/built.o"
 	run KVER="$rkver" OUT="$T/real/out" --
 	if [ "$rc" -eq 0 ] && echo "$out" | grep -q 'is up to date' && [ -f "$T/real/out/fs/ext4/built.o" ]; then
-		ok "second prepare is a no-op (stamp current, build products kept)"
+		ktap_ok "second prepare is a no-op (stamp current, build products kept)"
 	else
-		notok "second prepare is a no-op"; { echo "$out"; echo "$err"; } | diag
+		ktap_fail "second prepare is a no-op" "$out" "$err"
 	fi
 
 	# a changed series (an added comment) re-prepares and replaces OUT
@@ -214,9 +210,10 @@ if [ -f "/lib/modules/$rkver/build/Makefile" ] && [ -f /usr/src/linux-source-6.1
 	run KVER="$rkver" OUT="$T/real/out" EXT4X_PATCHDIR="$T/real/patches" --
 	if [ "$rc" -eq 0 ] && echo "$out" | grep -q 'prepared' && [ ! -e "$T/real/out/fs/ext4/built.o" ] &&
 		[ -z "$(ls -A "$T/real" | grep -v -e '^out$' -e '^patches$' -e '^marker$' -e '^\.prepare\.lock$')" ]; then
-		ok "a changed series re-prepares and replaces OUT, leaving no temporary dirs"
+		ktap_ok "a changed series re-prepares and replaces OUT, leaving no temporary dirs"
 	else
-		notok "a changed series re-prepares and replaces OUT"; { echo "$out"; echo "$err"; ls -A "$T/real"; } | diag
+		ktap_fail "a changed series re-prepares and replaces OUT" "$out" "$err" \
+			"$(ls -A "$T/real")"
 	fi
 
 	# the rename check catches a leftover clashing name
@@ -224,16 +221,16 @@ if [ -f "/lib/modules/$rkver/build/Makefile" ] && [ -f /usr/src/linux-source-6.1
 	rm -f "$T/real/bad/fs/ext4/Kbuild"
 	echo 'static const char *leak = "ext4_inode_cache";' >>"$T/real/bad/fs/ext4/super.c"
 	if "$here/rename.sh" --check "$T/real/bad" >"$T/stdout" 2>"$T/stderr"; then
-		notok "rename.sh --check fails on a leftover \"ext4_inode_cache\""
+		ktap_fail "rename.sh --check fails on a leftover \"ext4_inode_cache\""
 	elif grep -q 'ext4_inode_cache' "$T/stderr" && "$here/rename.sh" --check "$T/real/out" >/dev/null 2>&1; then
-		ok "rename.sh --check fails on a leftover \"ext4_inode_cache\" and passes the real tree"
+		ktap_ok "rename.sh --check fails on a leftover \"ext4_inode_cache\" and passes the real tree"
 	else
-		notok "rename.sh --check names the leftover"; diag <"$T/stderr"
+		ktap_fail "rename.sh --check names the leftover" "$(cat "$T/stderr")"
 	fi
 else
 	for t in "real prepare" "second prepare is a no-op" "changed series re-prepares" "rename.sh --check"; do
-		skip "$t" "no /lib/modules/$rkver/build or /usr/src/linux-source-6.1.tar.xz"
+		ktap_skip "$t" "no /lib/modules/$rkver/build or /usr/src/linux-source-6.1.tar.xz"
 	done
 fi
 
-[ "$failed" -eq 0 ]
+ktap_done

@@ -1,26 +1,10 @@
 # shellcheck shell=bash
-# Shared by tests/host/test-dkms.sh and test-deb.sh: KTAP output, the one lock
+# Shared by tests/host/test-dkms.sh and test-deb.sh: KTAP output (tests/lib/ktap.sh), the one lock
 # both take (they register the same DKMS module), and a before/after snapshot of
 # /lib/modules/KVER and /var/lib/dkms. Source it; it defines functions only.
 
-T_N=0 T_FAILED=0
-ktap_ok() { T_N=$((T_N + 1)); echo "ok $T_N - $1"; }
-ktap_fail() {
-	local d=$1; shift
-	for l in "$@"; do printf '%s\n' "$l" | sed 's/^/# /'; done
-	T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $d"
-}
-ktap_skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP $2"; }
-ktap_diag() { for l in "$@"; do printf '%s\n' "$l" | sed 's/^/# /'; done; }
-# ktap_check DESC CMD...: ok when CMD exits 0; else its output as diagnostics
-ktap_check() {
-	local d=$1 out rc; shift
-	out=$("$@" 2>&1) && rc=0 || rc=$?
-	if [ "$rc" -eq 0 ]; then ktap_ok "$d"; else ktap_fail "$d" "command: $*" "exit $rc" "$(tail -n 15 <<<"$out")"; fi
-}
-ktap_done() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }
-# skip the whole file: KTAP "1..0 # SKIP why"
-skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+# shellcheck source=tests/lib/ktap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/ktap.sh"
 
 # One DKMS test at a time on this machine (test-dkms.sh and test-deb.sh both
 # add ext4x to the one DKMS tree).

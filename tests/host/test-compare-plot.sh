@@ -11,38 +11,29 @@ fix=$top/tests/compare/fixtures/demo
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1))
-	local desc=$1 l
-	shift
-	for l in "$@"; do printf '%s\n' "$l" | sed 's/^/# /'; done
-	echo "not ok $n - $desc"
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+# shellcheck source=tests/lib/ktap.sh
+. "$top/tests/lib/ktap.sh"
 
 echo "KTAP version 1"
 
 # 1: the chart
 if ! command -v gnuplot >/dev/null; then
-	skip "plot.sh writes a PNG" "no gnuplot (apt-get install gnuplot-nox)"
+	ktap_skip "plot.sh writes a PNG" "no gnuplot (apt-get install gnuplot-nox)"
 else
 	out=$("$top/tests/compare/plot.sh" "$fix/results.json" "$tmp/out.png" 2>&1)
 	rc=$?
 	sig=$(head -c 8 "$tmp/out.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
 	if [ "$rc" = 0 ] && [ "$sig" = 89504e470d0a1a0a ] && [ -s "$tmp/out.png" ]; then
-		ok "plot.sh writes a PNG ($(stat -c %s "$tmp/out.png") bytes)"
+		ktap_ok "plot.sh writes a PNG ($(stat -c %s "$tmp/out.png") bytes)"
 	else
-		not_ok "plot.sh writes a PNG" "exit $rc, signature '$sig'" "$out"
+		ktap_fail "plot.sh writes a PNG" "exit $rc, signature '$sig'" "$out"
 	fi
 fi
 if ! out=$("$top/tests/compare/plot.sh" "$tmp/none.json" "$tmp/x.png" 2>&1) &&
 	[ ! -e "$tmp/x.png" ]; then
-	ok "plot.sh fails on a missing results file"
+	ktap_ok "plot.sh fails on a missing results file"
 else
-	not_ok "plot.sh fails on a missing results file" "$out"
+	ktap_fail "plot.sh fails on a missing results file" "$out"
 fi
 
 # 2: --report under each shell gives the fixture's results.json and table.md
@@ -50,7 +41,7 @@ for sh in bash dash busybox; do
 	cmd=("$sh")
 	[ "$sh" = busybox ] && cmd=(busybox sh)
 	if ! command -v "$sh" >/dev/null; then
-		skip "--report under $sh" "no $sh"
+		ktap_skip "--report under $sh" "no $sh"
 		continue
 	fi
 	d=$tmp/report-$sh
@@ -60,9 +51,9 @@ for sh in bash dash busybox; do
 	rc=$?
 	if [ "$rc" = 0 ] && cmp -s "$d/results.json" "$fix/results.json" &&
 		cmp -s "$d/table.md" "$fix/table.md"; then
-		ok "--report under $sh rebuilds results.json and table.md"
+		ktap_ok "--report under $sh rebuilds results.json and table.md"
 	else
-		not_ok "--report under $sh rebuilds results.json and table.md" "exit $rc" "$out" \
+		ktap_fail "--report under $sh rebuilds results.json and table.md" "exit $rc" "$out" \
 			"$(diff "$fix/results.json" "$d/results.json" | head -n 10)"
 	fi
 done
@@ -79,35 +70,34 @@ while IFS= read -r line; do
 	[ "$ta $tb $tr" = "$a $b $r" ] || bad="$bad $job(json $a $b $r, table $ta $tb $tr)"
 done < <(grep '^{"name":' "$fix/results.json")
 if [ -z "$bad" ] && grep -q '^{"name":' "$fix/results.json"; then
-	ok "fixture: JSON jobs and table rows agree"
+	ktap_ok "fixture: JSON jobs and table rows agree"
 else
-	not_ok "fixture: JSON jobs and table rows agree" "$bad"
+	ktap_fail "fixture: JSON jobs and table rows agree" "$bad"
 fi
 
 # 4: refusals that need no device
 out=$("$tool" --device "$tmp/nonexistent" --out "$tmp/r1" 2>&1)
 rc=$?
 if [ "$rc" = 3 ] && grep -q "no such device" <<<"$out" && [ ! -e "$tmp/r1" ]; then
-	ok "refuses a missing device"
+	ktap_ok "refuses a missing device"
 else
-	not_ok "refuses a missing device" "exit $rc: $out"
+	ktap_fail "refuses a missing device" "exit $rc: $out"
 fi
 : >"$tmp/plain"
 out=$("$tool" --device "$tmp/plain" --out "$tmp/r2" 2>&1)
 rc=$?
 if [ "$rc" = 3 ] && grep -q "not a block device" <<<"$out" && [ ! -s "$tmp/plain" ] &&
 	[ ! -e "$tmp/r2" ]; then
-	ok "refuses a regular file"
+	ktap_ok "refuses a regular file"
 else
-	not_ok "refuses a regular file" "exit $rc: $out"
+	ktap_fail "refuses a regular file" "exit $rc: $out"
 fi
 out=$("$tool" --device /dev/null --rounds x 2>&1)
 rc=$?
 if [ "$rc" = 2 ] && grep -q "not a number" <<<"$out"; then
-	ok "bad usage exits 2"
+	ktap_ok "bad usage exits 2"
 else
-	not_ok "bad usage exits 2" "exit $rc: $out"
+	ktap_fail "bad usage exits 2" "exit $rc: $out"
 fi
 
-echo "1..$n"
-[ "$failed" = 0 ]
+ktap_done

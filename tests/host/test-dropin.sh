@@ -10,17 +10,11 @@ kver=${KVER:-$("$top/tests/vm/kver.sh")}
 tmp=$(mktemp -d /tmp/ext4x-dropin.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1))
-	sed 's/^/# /' "$2" | tail -n 30
-	echo "not ok $n - $1"
-}
+# shellcheck source=tests/lib/ktap.sh
+. "$top/tests/lib/ktap.sh"
 
 echo "KTAP version 1"
-echo "1..3"
+ktap_plan 3
 git -C "$top" ls-files -z | (cd "$top" && tar --null -T - -cf -) |
 	tar -xf - -C "$tmp"
 start=$(date +%s)
@@ -28,11 +22,13 @@ if make -C "$tmp" KVER="$kver" EXT4X_TESTS=0 EXT4X_FLAVOUR=ext4 modules \
 	>"$tmp/build.log" 2>&1 &&
 	[ -f "$tmp/ext4-backport/build/ext4/fs/ext4/ext4.ko" ] &&
 	! grep -q "warning:" "$tmp/build.log"; then
-	ok "FLAVOUR=ext4 builds ext4.ko with no warning ($(($(date +%s) - start)) s)"
+	ktap_ok "FLAVOUR=ext4 builds ext4.ko with no warning ($(($(date +%s) - start)) s)"
 else
-	not_ok "FLAVOUR=ext4 builds ext4.ko with no warning" "$tmp/build.log"
-	echo "ok 2 - modinfo # SKIP no module"
-	echo "ok 3 - guest # SKIP no module"
+	ktap_fail "FLAVOUR=ext4 builds ext4.ko with no warning" \
+		"$(tail -n 30 "$tmp/build.log")"
+	ktap_skip modinfo "no module"
+	ktap_skip guest "no module"
+	ktap_done
 	exit 1
 fi
 
@@ -43,16 +39,17 @@ sed 's/\.o$/.ko/' "$tmp/modules.order" | (cd "$tmp" && xargs cp -t "$mods")
 if grep -q "^name: *ext4$" "$tmp/modinfo" &&
 	grep -q "^depends:.*mbcache2" "$tmp/modinfo" &&
 	grep -q "^alias: *fs-ext4$" "$tmp/modinfo"; then
-	ok "the drop-in is named ext4, aliased fs-ext4, depends on mbcache2"
+	ktap_ok "the drop-in is named ext4, aliased fs-ext4, depends on mbcache2"
 else
-	not_ok "the drop-in is named ext4, aliased fs-ext4, depends on mbcache2" \
-		"$tmp/modinfo"
+	ktap_fail "the drop-in is named ext4, aliased fs-ext4, depends on mbcache2" \
+		"$(tail -n 30 "$tmp/modinfo")"
 fi
 
 if EXT4X_QUIET=1 "$top/tests/vm/run-guest.sh" --kver "$kver" --modules "$mods" \
 	--tests dropin_ext4 --timeout 400 >"$tmp/guest.log" 2>&1; then
-	ok "guest: $(tail -n 1 "$tmp/guest.log") in the drop-in guest"
+	ktap_ok "guest: $(tail -n 1 "$tmp/guest.log") in the drop-in guest"
 else
-	not_ok "guest: the drop-in ext4 mounts and works" "$tmp/guest.log"
+	ktap_fail "guest: the drop-in ext4 mounts and works" \
+		"$(tail -n 30 "$tmp/guest.log")"
 fi
-[ "$failed" -eq 0 ]
+ktap_done

@@ -9,14 +9,8 @@ kver=${1:?usage: check.sh KVER}
 kdir=/lib/modules/$kver/build
 cache=${EXT4X_CACHE:-/var/cache/ext4x-test}/checkpatch
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1))
-	sed 's/^/# /' "$2"
-	echo "not ok $n - $1"
-}
+# shellcheck source=tests/lib/ktap.sh
+. "$top/tests/lib/ktap.sh"
 
 # checkpatch.pl and its data files from linux-source-X.Y of the target.
 # Under a parent make, -s alone still prints "Entering directory" lines.
@@ -29,7 +23,7 @@ if [ ! -r "$tarball" ]; then
 fi
 stamp="$cache/$series.stamp"
 if [ ! -e "$stamp" ] || [ "$tarball" -nt "$stamp" ]; then
-	rm -rf "$cache/$series"
+	rm -rf "${cache:?}/$series"
 	mkdir -p "$cache/$series"
 	tar -xJf "$tarball" -C "$cache/$series" --strip-components=1 \
 		"linux-source-$series/scripts/checkpatch.pl" \
@@ -44,15 +38,15 @@ echo "KTAP version 1"
 mapfile -t files < <(cd "$top" && git ls-files -- '*.c' '*.h' |
 	grep -v '\.mod\.c$' | sort)
 mapfile -t patches < <(cd "$top" && git ls-files -- 'ext4-backport/patches/*.patch' | sort)
-echo "1..$(( ${#files[@]} + ${#patches[@]} + 1 ))"
+ktap_plan $((${#files[@]} + ${#patches[@]} + 1))
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 for f in "${files[@]}"; do
 	if (cd "$top" && "${checkpatch[@]}" -f "$f") >"$out" 2>&1; then
-		ok "checkpatch $f"
+		ktap_ok "checkpatch $f"
 	else
-		not_ok "checkpatch $f" "$out"
+		ktap_fail "checkpatch $f" "$(cat "$out")"
 	fi
 done
 for p in "${patches[@]}"; do
@@ -61,22 +55,22 @@ for p in "${patches[@]}"; do
 	# the .patch file itself as source.
 	if "${checkpatch[@]}" --ignore FILE_PATH_CHANGES - <"$top/$p" \
 		>"$out" 2>&1; then
-		ok "checkpatch $p"
+		ktap_ok "checkpatch $p"
 	else
-		not_ok "checkpatch $p" "$out"
+		ktap_fail "checkpatch $p" "$(cat "$out")"
 	fi
 done
 
 # sparse over our directories; ext4's own sparse output is not ours.
 make -s -C "$top" KVER="$kver" modules >/dev/null
 if ! make -C "$kdir" M="$top" C=2 modules >"$out" 2>&1; then
-	not_ok "sparse (make C=2) ran" "$out"
+	ktap_fail "sparse (make C=2) ran" "$(cat "$out")"
 elif grep -E "^($top/)?(percpu_stats|mbcache2|tests/kmod)/[^ ]*:[0-9]+:" "$out" \
 	>"$out.ours"; then
-	not_ok "sparse clean on our C" "$out.ours"
+	ktap_fail "sparse clean on our C" "$(cat "$out.ours")"
 else
-	ok "sparse clean on our C"
+	ktap_ok "sparse clean on our C"
 fi
 rm -f "$out.ours"
-echo "# static: $((n - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+echo "# static: $((T_N - T_FAILED)) passed, $T_FAILED failed"
+ktap_done
