@@ -81,7 +81,7 @@ mktarball() { # DIR SUBLEVEL
 KV=6.1.0-57-amd64
 mkheaders "$T/headers" 6.1.192 "$KV"
 mkheaders "$T/headers-6.99" 6.99.0 6.99.0-1-amd64
-fakehdr=(KVER=$KV EXT4X_KBUILD=$T/headers EXT4X_HEADERS_DEBVER=6.1.192-3)
+fakehdr=("KVER=$KV" "EXT4X_KBUILD=$T/headers" EXT4X_HEADERS_DEBVER=6.1.192-3)
 
 echo "KTAP version 1"
 ktap_plan 14
@@ -209,7 +209,8 @@ if [ -f "/lib/modules/$rkver/build/Makefile" ] && [ -f /usr/src/linux-source-6.1
 	echo "# changed" >>"$T/real/patches/6.1/series"
 	run KVER="$rkver" OUT="$T/real/out" EXT4X_PATCHDIR="$T/real/patches" --
 	if [ "$rc" -eq 0 ] && echo "$out" | grep -q 'prepared' && [ ! -e "$T/real/out/fs/ext4/built.o" ] &&
-		[ -z "$(ls -A "$T/real" | grep -v -e '^out$' -e '^patches$' -e '^marker$' -e '^\.prepare\.lock$')" ]; then
+		[ -z "$(find "$T/real" -mindepth 1 -maxdepth 1 ! -name out ! -name patches \
+			! -name marker ! -name .prepare.lock)" ]; then
 		ktap_ok "a changed series re-prepares and replaces OUT, leaving no temporary dirs"
 	else
 		ktap_fail "a changed series re-prepares and replaces OUT" "$out" "$err" \

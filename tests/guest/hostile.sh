@@ -16,8 +16,8 @@
 
 nimg=50
 grep -q 'ext4x_long=1' /proc/cmdline && nimg=300
-seed0=$(sed -n 's/.*ext4x_hostile_seed=\([0-9]*\).*/\1/p' /proc/cmdline)
-seed0=${seed0:-1000}
+seed0=$(boot_param ext4x_hostile_seed)
+case $seed0 in '' | *[!0-9]*) seed0=1000 ;; esac
 work=/tmp/hostile
 mnt=/mnt/h
 mkdir -p "$work" "$mnt"
@@ -94,6 +94,7 @@ region() {
 }
 for b in csum nocsum; do
 	for t in sb gdt itable xattr extent dir; do
+		# shellcheck disable=SC2046 # "offset length", split on purpose
 		set -- $(region $b $t)
 		if [ "${1:-0}" -lt 1024 ] || [ "${2:-0}" -eq 0 ]; then
 			ktap_fail "locate $t in base-$b" "region: $*"
@@ -102,6 +103,7 @@ for b in csum nocsum; do
 		eval "reg_${b}_$t=\"$1 $2\""
 	done
 done
+# shellcheck disable=SC2154 # the reg_* were set by the eval above
 ktap_diag "regions (offset length): sb gdt itable xattr extent dir:" \
 	"csum: $reg_csum_sb, $reg_csum_gdt, $reg_csum_itable, $reg_csum_xattr, $reg_csum_extent, $reg_csum_dir" \
 	"nocsum: $reg_nocsum_sb, $reg_nocsum_gdt, $reg_nocsum_itable, $reg_nocsum_xattr, $reg_nocsum_extent, $reg_nocsum_dir"

@@ -1,7 +1,8 @@
 #!/bin/bash
-# Static checks of our own C: checkpatch --strict (taken from the target
-# kernel's own linux-source package) on every file we wrote and on every
-# patch of the ext4 series, then sparse over the suite. Prints KTAP.
+# Static checks of our own code: checkpatch --strict (taken from the target
+# kernel's own linux-source package) on every C file we wrote and on every
+# patch of the ext4 series, sparse over the suite, shellcheck over our
+# shell scripts. Prints KTAP.
 # Usage: tests/static/check.sh KVER
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,7 +39,7 @@ echo "KTAP version 1"
 mapfile -t files < <(cd "$top" && git ls-files -- '*.c' '*.h' |
 	grep -v '\.mod\.c$' | sort)
 mapfile -t patches < <(cd "$top" && git ls-files -- 'ext4-backport/patches/*.patch' | sort)
-ktap_plan $((${#files[@]} + ${#patches[@]} + 1))
+ktap_plan $((${#files[@]} + ${#patches[@]} + 2))
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
@@ -72,5 +73,19 @@ else
 	ktap_ok "sparse clean on our C"
 fi
 rm -f "$out.ours"
+
+# Warnings and errors of shellcheck, over every shell script we track: by
+# name (*.sh) or by a #!/bin/sh or #!/bin/bash first line.
+mapfile -t scripts < <(cd "$top" && git ls-files | while IFS= read -r f; do
+	case $f in
+	*.sh) echo "$f" ;;
+	*) head -n 1 "$f" 2>/dev/null | grep -qE '^#!/bin/(ba)?sh' && echo "$f" ;;
+	esac
+done)
+if (cd "$top" && shellcheck -x -S warning "${scripts[@]}") >"$out" 2>&1; then
+	ktap_ok "shellcheck clean on our ${#scripts[@]} shell scripts"
+else
+	ktap_fail "shellcheck clean on our ${#scripts[@]} shell scripts" "$(cat "$out")"
+fi
 echo "# static: $((T_N - T_FAILED)) passed, $T_FAILED failed"
 ktap_done

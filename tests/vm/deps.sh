@@ -9,8 +9,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # stress-ng: the stress test in the guest (tests/guest/stress.sh).
 # gnuplot-nox: the chart of tests/compare/plot.sh (make demo, host tests).
 # linux-source: the ext4 source ext4x is built from (ext4-backport/prepare.sh).
+# sparse, shellcheck: the static checks (tests/static/check.sh).
 pkgs=(qemu-system-x86 busybox-static kmod ndctl fio e2fsprogs cpio attr acl stress-ng
-	xz-utils gcc libc6-dev gnuplot-nox)
+	xz-utils gcc libc6-dev gnuplot-nox sparse shellcheck)
 compgen -G "/usr/src/linux-source-*.tar.xz" >/dev/null || pkgs+=(linux-source)
 # dkms, debhelper, dh-dkms: the DKMS flow and the ext4x-dkms .deb (make deb,
 # tests/host/test-dkms.sh and test-deb.sh).
