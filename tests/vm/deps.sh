@@ -14,8 +14,9 @@ pkgs=(qemu-system-x86 busybox-static kmod ndctl fio e2fsprogs cpio attr acl stre
 	xz-utils gcc libc6-dev gnuplot-nox sparse shellcheck)
 compgen -G "/usr/src/linux-source-*.tar.xz" >/dev/null || pkgs+=(linux-source)
 # dkms, debhelper, dh-dkms: the DKMS flow and the ext4x-dkms .deb (make deb,
-# tests/host/test-dkms.sh and test-deb.sh).
-pkgs+=(dkms debhelper dh-dkms)
+# tests/host/test-dkms.sh and test-deb.sh); openssl: dkms makes its module
+# signing key with it (only a Recommends away, so not pulled in by dkms).
+pkgs+=(dkms debhelper dh-dkms openssl)
 if [ $# -ge 1 ] && [ -n "$1" ]; then
 	pkgs+=("linux-headers-$1")
 else
