@@ -29,6 +29,12 @@ mke2fs() { /sbin/mke2fs "$@"; }
 
 printf 'KTAP version 1\n'
 
+# boot_param NAME: the value of NAME=VALUE on the kernel command line
+# (empty if absent). Guest test settings travel there (run-guest.sh --append).
+boot_param() {
+	sed -n "s/.*[[:space:]]$1=\([^ ]*\).*/\1/p" /proc/cmdline | head -n 1
+}
+
 # ktap_plan N: announce N results.
 ktap_plan() {
 	KTAP_PLANNED=$1
@@ -171,6 +177,71 @@ run_kmod_bench() {
 	ktap_export_file "/tmp/$_name.md" "$_name.md"
 	ktap_check "benchmark_printed_its_table" grep -q '^# end' "/tmp/$_name.md"
 	/sbin/modprobe -r "$_mod"
+}
+
+# mbcache2_counts_add_up DESC STATS: one result saying that the counters
+# of the mbcache2 stats file STATS add up, inserts - deletes - evictions =
+# entries = stripe_entries. Only exact with the cache's users stopped.
+mbcache2_counts_add_up() {
+	_st=$2
+	# shellcheck disable=SC2046 # five numbers, split on purpose
+	set -- "$1" $(awk '$1 == "inserts" { i = $2 } $1 == "deletes" { d = $2 }
+		$1 == "evictions" { e = $2 } $1 == "entries" { n = $2 }
+		$1 == "stripe_entries" { s = $2 }
+		END { print i + 0, d + 0, e + 0, n + 0, s + 0 }' "$_st")
+	if [ $(($2 - $3 - $4)) -eq "$5" ] && [ "$5" -eq "$6" ]; then
+		ktap_ok "$1: inserts - deletes - evictions = entries = stripe_entries ($5)"
+	else
+		ktap_fail "$1: inserts - deletes - evictions = entries = stripe_entries" \
+			"inserts $2 deletes $3 evictions $4 entries $5 stripe_entries $6"
+	fi
+}
+
+# The modules loaded now that were not before module_cycles started.
+_module_cycles_new() {
+	awk '{ print $1 }' /proc/modules | grep -vxF -f "$KTAP_TMP/modules.before"
+}
+# Unload what MODULE pulled in and modprobe -r left (it skips a dependency
+# still used by another one it removes later, e.g. percpu_stats under
+# mbcache2); fails if any of it stays.
+_module_cycles_unload_new() {
+	_new=$(_module_cycles_new)
+	# shellcheck disable=SC2086 # one module per word
+	[ -z "$_new" ] || /sbin/modprobe -r -a $_new 2>/dev/null
+	[ -z "$(_module_cycles_new)" ]
+}
+
+# module_cycles DESC N MODULE PARAMS LOADED GONE: N times load MODULE with
+# PARAMS (a word list), run the command LOADED, unload MODULE and what it
+# pulled in, check that the loaded modules are those of before, and run the
+# command GONE. LOADED and GONE print what is wrong and fail. One result
+# DESC for all the cycles, naming the first one that went wrong.
+module_cycles() {
+	_desc=$1 _n=$2 _mod=$3 _params=$4 _loaded=$5 _gone=$6 _bad='' _i=0
+	awk '{ print $1 }' /proc/modules | sort >"$KTAP_TMP/modules.before"
+	while [ "$_i" -lt "$_n" ]; do
+		_i=$((_i + 1))
+		dmesg -c >/dev/null
+		# shellcheck disable=SC2086 # PARAMS is a word list
+		if ! /sbin/modprobe "$_mod" $_params; then
+			_bad="cycle $_i: loading $_mod failed"
+		elif ! _why=$($_loaded 2>&1); then
+			_bad="cycle $_i: $_why"
+		elif ! /sbin/modprobe -r "$_mod"; then
+			_bad="cycle $_i: unloading $_mod failed"
+		elif ! _module_cycles_unload_new; then
+			_bad="cycle $_i: modules left loaded: $(_module_cycles_new | tr '\n' ' ')"
+		elif ! _why=$($_gone 2>&1); then
+			_bad="cycle $_i: $_why"
+		fi
+		[ -z "$_bad" ] || break
+	done
+	if [ -z "$_bad" ]; then
+		ktap_ok "$_desc"
+	else
+		ktap_fail "$_desc" "$_bad"
+		/sbin/modprobe -r "$_mod" 2>/dev/null
+	fi
 }
 
 ktap_finish() {

@@ -31,11 +31,8 @@ per_cycle=2048    # record sectors per cycle (1 MiB)
 max_cycles=200
 mkdir -p "$mnt"
 
-param() {
-	sed -n "s/.*[[:space:]]$1=\([^ ]*\).*/\1/p" /proc/cmdline | head -n1
-}
-cycles=$(param ext4x_powercut)
-seed=$(param ext4x_powercut_seed)
+cycles=$(boot_param ext4x_powercut)
+seed=$(boot_param ext4x_powercut_seed)
 case $cycles in '' | *[!0-9]*) cycles=10 ;; esac
 case $seed in '' | *[!0-9]*) seed=1 ;; esac
 [ "$cycles" -le "$max_cycles" ] || cycles=$max_cycles
@@ -273,6 +270,27 @@ buf=/tmp/pc.buf
 failed() {
 	echo "# op $i ($op $sz) failed: $1: $(tail -n 3 /tmp/pc.err | tr '\n' ' ')"
 }
+# write_fsynced FILE SIZE [DIR...]: SIZE random bytes into FILE, their md5
+# in its user.md5, then FILE (and each DIR) fsynced. Sets sum; on a failed
+# step reports it and returns 1.
+write_fsynced() {
+	_file=$1 _size=$2
+	shift 2
+	head -c "$_size" /dev/urandom >"$buf"
+	sum=$(md5sum <"$buf" | cut -d' ' -f1)
+	dd if="$buf" of="$_file" bs=64k conv=fsync 2>/tmp/pc.err || {
+		failed dd
+		return 1
+	}
+	setfattr -n user.md5 -v "$sum" "$_file" 2>/tmp/pc.err || {
+		failed setfattr
+		return 1
+	}
+	sync "$_file" "$@" 2>/tmp/pc.err || {
+		failed sync
+		return 1
+	}
+}
 last='' lastsum='' logsize=0
 i=0
 tail -n +2 /tmp/pc.plan | while read -r op sz; do
@@ -282,39 +300,13 @@ tail -n +2 /tmp/pc.plan | while read -r op sz; do
 	case $op in
 	c)
 		name=$d/f$i
-		head -c "$sz" /dev/urandom >$buf
-		sum=$(md5sum <$buf | cut -d' ' -f1)
-		dd if=$buf of="$mnt/$name" bs=64k conv=fsync 2>/tmp/pc.err || {
-			failed dd
-			continue
-		}
-		setfattr -n user.md5 -v "$sum" "$mnt/$name" 2>/tmp/pc.err || {
-			failed "setfattr"
-			continue
-		}
-		sync "$mnt/$name" "$mnt/$d" 2>/tmp/pc.err || {
-			failed "sync"
-			continue
-		}
+		write_fsynced "$mnt/$name" "$sz" "$mnt/$d" || continue
 		rec "F $name $sum"
 		echo "# fsynced $name $sum"
 		last=$name lastsum=$sum
 		;;
 	r)
-		head -c "$sz" /dev/urandom >$buf
-		sum=$(md5sum <$buf | cut -d' ' -f1)
-		dd if=$buf of="$mnt/$last.tmp" bs=64k conv=fsync 2>/tmp/pc.err || {
-			failed dd
-			continue
-		}
-		setfattr -n user.md5 -v "$sum" "$mnt/$last.tmp" 2>/tmp/pc.err || {
-			failed "setfattr"
-			continue
-		}
-		sync "$mnt/$last.tmp" 2>/tmp/pc.err || {
-			failed "sync"
-			continue
-		}
+		write_fsynced "$mnt/$last.tmp" "$sz" || continue
 		rec "E $last $lastsum $sum"
 		mv "$mnt/$last.tmp" "$mnt/$last" 2>/tmp/pc.err || {
 			failed "mv"
