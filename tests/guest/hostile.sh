@@ -11,6 +11,7 @@
 # on the same image (outcome classes: refused < errors < clean).
 # 50 images (ext4x_long=1 on the kernel command line: 300).
 # timeout: 900
+# timeout-long: 1800
 # shellcheck source=tests/guest/lib.sh
 . /tests/guest/lib.sh
 

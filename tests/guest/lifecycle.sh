@@ -6,6 +6,7 @@
 # mounted the module references must be what the mounts account for.
 # (ext4x_long=1 on the kernel command line: 300 cycles.)
 # timeout: 600
+# timeout-long: 1200
 # shellcheck source=tests/guest/lib.sh
 . /tests/guest/lib.sh
 

@@ -7,7 +7,9 @@
 # selftest first. Each file's output (stdout and stderr) is printed indented
 # by four spaces as a subtest, then "ok K - NAME" or "not ok K - NAME": not ok
 # when the file exits non-zero, prints a top-level "not ok", or runs past its
-# timeout (300 s, or N from a "# timeout: N" line in the file). The file runs
+# timeout (300 s, or N from a "# timeout: N" line in the file; with
+# ext4x_long=1 on the kernel command line, a "# timeout-long: N" line wins,
+# for the long variants of make check-long). The file runs
 # in its own session, and the whole session is killed when it times out or
 # exits, so stray children cannot keep the runner waiting.
 
@@ -69,6 +71,10 @@ run_one() {
 		return 1
 	fi
 	limit=$(header "$file" timeout)
+	if grep -q 'ext4x_long=1' /proc/cmdline; then
+		long=$(header "$file" timeout-long)
+		[ -z "$long" ] || limit=$long
+	fi
 	case $limit in '' | *[!0-9]*) limit=300 ;; esac
 	echo "# $1: running (timeout ${limit}s)"
 

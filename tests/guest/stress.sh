@@ -6,6 +6,7 @@
 # Each phase runs 12 s (ext4x_long=1 on the kernel command line, as make
 # check-long passes it: 300 s).
 # timeout: 900
+# timeout-long: 1200
 # shellcheck source=tests/guest/lib.sh
 . /tests/guest/lib.sh
 
