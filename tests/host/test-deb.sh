@@ -15,13 +15,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 kver=${1:-${KVER:-$("$top/tests/vm/kver.sh")}}
 version=$(tr -d ' \n' <"$top/VERSION")
 echo "KTAP version 1"
-[ "$(id -u)" -eq 0 ] || skip_all "needs root (apt-get install)"
-command -v dkms >/dev/null || skip_all "dkms not installed (tests/vm/deps.sh)"
 command -v dh_dkms >/dev/null || skip_all "dh-dkms not installed (tests/vm/deps.sh)"
-[ -f "/lib/modules/$kver/build/Makefile" ] || skip_all "no headers for $kver"
-dkms_test_lock
-ext4x_present && skip_all "ext4x is already registered with dkms or installed as ext4x-dkms: not touching it"
-[ ! -e "/usr/src/ext4x-$version" ] || skip_all "/usr/src/ext4x-$version exists already: not touching it"
+dkms_test_start "$kver" "$version"
 
 tmp=$(mktemp -d /tmp/ext4x-deb-test.XXXXXX)
 chmod 755 "$tmp"   # apt's _apt user reads the local .deb

@@ -20,12 +20,7 @@ kver=${1:-${KVER:-$("$top/tests/vm/kver.sh")}}
 version=$(tr -d ' \n' <"$top/VERSION")
 src=/usr/src/ext4x-$version
 echo "KTAP version 1"
-[ "$(id -u)" -eq 0 ] || skip_all "needs root (dkms add/install)"
-command -v dkms >/dev/null || skip_all "dkms not installed (tests/vm/deps.sh)"
-[ -f "/lib/modules/$kver/build/Makefile" ] || skip_all "no headers for $kver"
-dkms_test_lock
-ext4x_present && skip_all "ext4x is already registered with dkms or installed as ext4x-dkms: not touching it"
-[ ! -e "$src" ] || skip_all "$src exists already: not touching it"
+dkms_test_start "$kver" "$version"
 
 tmp=$(mktemp -d /tmp/ext4x-dkms-test.XXXXXX)
 state_snapshot "$kver" >"$tmp/before"
