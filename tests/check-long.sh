@@ -23,6 +23,6 @@ guest_stage powercut --tests powercut --reboot --timeout $((120 + cycles * 45)) 
 	--append "ext4x_powercut=$cycles ext4x_powercut_seed=${EXT4X_POWERCUT_SEED:-1}"
 stage powercut-crosscheck "$top/tests/vm/powercut-check.sh" \
 	"$results/powercut/serial.log"
-guest_stage lowmem --tests lowmem --mem 512M
+guest_stage lowmem --tests lowmem --mem 384M --small
 
 totals_report

@@ -28,6 +28,6 @@ guest_stage guest-powercut --tests powercut --reboot \
 stage powercut-crosscheck "$top/tests/vm/powercut-check.sh" \
 	"$results/guest-powercut/serial.log"
 # Memory pressure in a small guest (tests/guest/lowmem.sh).
-guest_stage guest-lowmem --tests lowmem --mem 512M
+guest_stage guest-lowmem --tests lowmem --mem 384M --small
 
 totals_report

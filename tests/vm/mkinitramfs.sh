@@ -12,8 +12,10 @@
 # OUT = BASE followed by OVERLAY.
 #
 # Usage: mkinitramfs.sh --kver KVER [--modules DIR] [--extra-tests DIR]
-#                       [--out FILE]
+#                       [--small] [--out FILE]
 #   --extra-tests DIR  also install DIR/*.sh as guest test files
+#   --small            a base without the "big" programs of guest-tools.list
+#                      (fio, stress-ng), for guests with little memory
 #   Without --out only the base is built; its path is printed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,13 +23,14 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=tests/vm/common.sh
 . "$here/common.sh"
 
-kver='' moddir='' extra='' out=''
+kver='' moddir='' extra='' out='' small=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) kver=$2; shift 2 ;;
 	--modules) moddir=$2; shift 2 ;;
 	--extra-tests) extra=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--small) small=small-; shift ;;
 	*) die "unknown argument: $1" ;;
 	esac
 done
@@ -49,7 +52,7 @@ base_key() {
 			"$here/stage-modules.sh" "$here/common.sh" \
 			"$here/guest-tools.list" "$here/guest-modules.list" \
 			"$here/statx-dax.c" "$repo/tests/compare/xattr-load.c"
-		printf 'kver=%s\n' "$kver"
+		printf 'kver=%s profile=%s\n' "$kver" "$small"
 		cat "$(cache_root)/kernel/$kver/extracted.stamp"
 		for p in busybox-static kmod ndctl daxctl fio e2fsprogs attr acl stress-ng \
 			libc6 gcc; do
@@ -65,14 +68,14 @@ build_base() {
 	kroot=$("$here/fetch-kernel.sh" "$kver")
 	key=$(base_key)
 	dir=$(cache_root)/initramfs
-	base=$dir/base-$kver-$key.cpio.gz
+	base=$dir/base-$small$kver-$key.cpio.gz
 	mkdir -p "$dir"
 	exec 9>"$dir/.lock"
 	flock 9
 	if [ ! -f "$base" ]; then
 		info "building base initramfs $base"
 		stage=$(mktemp -d "$dir/stage.XXXXXX")
-		"$here/stage-tools.sh" "$stage"
+		"$here/stage-tools.sh" "$stage" ${small:+--small}
 		gcc -static -O2 -Wall -o "$stage/usr/bin/statx-dax" "$here/statx-dax.c"
 		gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/xattr-load" \
 			"$repo/tests/compare/xattr-load.c"
@@ -81,7 +84,7 @@ build_base() {
 		rm -rf "$stage"
 		stage=''
 		# Older bases of this release are stale.
-		find "$dir" -maxdepth 1 -name "base-$kver-*.cpio.gz" ! -path "$base" -delete
+		find "$dir" -maxdepth 1 -name "base-$small$kver-*.cpio.gz" ! -path "$base" -delete
 	fi
 	exec 9>&-
 	printf '%s\n' "$base"

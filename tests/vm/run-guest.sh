@@ -19,6 +19,8 @@
 #                  -no-reboot): the NVDIMM keeps its content across the
 #                  reset; used by the power-cut test (tests/guest/powercut.sh)
 #   --append ARGS  extra kernel command line arguments (e.g. test parameters)
+#   --small        the small initramfs (no fio, no stress-ng: ~20 MB in place
+#                  of 115 MB unpacked), for a guest with little --mem
 # The last line printed is "N passed, N failed[, N skipped]"; the exit status
 # is non-zero if anything failed. Environment: EXT4X_CACHE (cache root),
 # EXT4X_QUIET=1 (do not stream the console).
@@ -28,7 +30,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
 kver='' moddir='' extra='' tests=all limit=1200 mem=2G smp=2 log='' results=''
-slub=' slub_debug=FZPU' noreboot=-no-reboot kargs=''
+slub=' slub_debug=FZPU' noreboot=-no-reboot kargs='' small=''
 while [ $# -gt 0 ]; do
 	if [ "$1" = --bench ]; then
 		slub=''
@@ -37,6 +39,11 @@ while [ $# -gt 0 ]; do
 	fi
 	if [ "$1" = --reboot ]; then
 		noreboot=''
+		shift
+		continue
+	fi
+	if [ "$1" = --small ]; then
+		small=--small
 		shift
 		continue
 	fi
@@ -86,7 +93,7 @@ fi
 
 kroot=$("$here/fetch-kernel.sh" "$kver")
 "$here/mkinitramfs.sh" --kver "$kver" ${moddir:+--modules "$moddir"} \
-	${extra:+--extra-tests "$extra"} --out "$work/initramfs.cpio.gz"
+	${extra:+--extra-tests "$extra"} $small --out "$work/initramfs.cpio.gz"
 truncate -s 1G "$work/nvdimm.img"
 
 append="console=ttyS0 rdinit=/init panic=-1 oops=panic$slub"

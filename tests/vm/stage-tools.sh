@@ -2,14 +2,17 @@
 # Populate an initramfs staging directory with busybox, the programs named in
 # guest-tools.list and their shared libraries, laid out as a merged-/usr
 # system (/bin, /sbin, /lib, /lib64 are links into /usr).
-# Usage: stage-tools.sh STAGE_DIR
+# Usage: stage-tools.sh STAGE_DIR [--small]
+#   --small  leave out the programs marked "big" in guest-tools.list
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/vm/common.sh
 . "$here/common.sh"
 
-[ $# -eq 1 ] || die "usage: stage-tools.sh STAGE_DIR"
+[ $# -eq 1 ] || { [ $# -eq 2 ] && [ "$2" = --small ]; } ||
+	die "usage: stage-tools.sh STAGE_DIR [--small]"
 stage=$1
+small=${2:+1}
 
 mkdir -p "$stage"/usr/bin "$stage"/usr/sbin "$stage"/usr/lib "$stage"/usr/lib64
 for d in bin sbin lib lib64; do
@@ -46,8 +49,9 @@ for applet in $("$bb" --list); do
 	ln -sf busybox "$stage/usr/bin/$applet"
 done
 
-while read -r name; do
+while read -r name size; do
 	case $name in '' | '#'*) continue ;; esac
+	[ "$size" = big ] && [ -n "$small" ] && continue
 	optional=0
 	case $name in '?'*) optional=1 name=${name#?} ;; esac
 	path=$(command -v "$name" || true)
