@@ -31,9 +31,9 @@
 #include <linux/module.h>
 #include <linux/prandom.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 
 #include "mbcache2/mbcache2.h"
+#include "bench.h"
 
 static unsigned int rounds = 5;
 module_param(rounds, uint, 0444);
@@ -43,12 +43,9 @@ static unsigned int run_ms = 200;
 module_param(run_ms, uint, 0444);
 MODULE_PARM_DESC(run_ms, "duration of one measurement in milliseconds");
 
-#define bench_print(fmt, ...) pr_info("bench: " fmt "\n", ##__VA_ARGS__)
-
 #define BENCH_BITS		10
 #define BENCH_PRESENT		4096
 #define BENCH_MIXED_KEYS	8192
-#define MAX_ROUNDS		31
 
 /* One side of the comparison */
 struct side {
@@ -274,28 +271,15 @@ out:
 	return total;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static u64 median(u64 *v, unsigned int n)
-{
-	sort(v, n, sizeof(*v), cmp_u64, NULL);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* results[workload][thread config][side][round] */
-static u64 results[NR_WORKLOADS][2][2][MAX_ROUNDS];
+/* results[workload][thread config][side] */
+static struct bench_series results[NR_WORKLOADS][2][2];
 
 static int __init mbcache2_bench_init(void)
 {
 	unsigned int threads[2] = { 1, num_online_cpus() };
 	unsigned int r, w, t, s;
 
-	rounds = clamp(rounds, 1U, (unsigned int)MAX_ROUNDS);
+	rounds = clamp(rounds, 1U, (unsigned int)BENCH_MAX_ROUNDS);
 	bench_print("# mbcache2 benchmark: A = stock mbcache, B = mbcache2");
 	bench_print("# %u rounds of %u ms, A and B interleaved", rounds, run_ms);
 	bench_print("# %u online CPUs, bucket_bits %d", threads[1], BENCH_BITS);
@@ -303,7 +287,7 @@ static int __init mbcache2_bench_init(void)
 		for (w = 0; w < NR_WORKLOADS; w++)
 			for (t = 0; t < 2; t++)
 				for (s = 0; s < 2; s++)
-					results[w][t][s][r] =
+					results[w][t][s].v[r] =
 						measure(&sides[s], w,
 							threads[t]);
 
@@ -313,20 +297,16 @@ static int __init mbcache2_bench_init(void)
 	bench_print("|---|---:|---:|---:|---:|---:|---:|");
 	for (w = 0; w < NR_WORKLOADS; w++) {
 		for (t = 0; t < 2; t++) {
-			u64 *a = results[w][t][0], *b = results[w][t][1];
-			u64 ma = median(a, rounds), mb = median(b, rounds);
-			u64 ratio = ma ? div64_u64(mb * 100, ma) : 0;
-			char line[160];
-			int n;
+			struct bench_series *a = &results[w][t][0];
+			struct bench_series *b = &results[w][t][1];
+			char ratio[24];
 
-			n = scnprintf(line, sizeof(line), "| %s | %u | %llu | %llu ",
-				      workload_names[w], threads[t], ma, mb);
-			n += scnprintf(line + n, sizeof(line) - n,
-				       "| %llu.%02llu ", ratio / 100, ratio % 100);
-			scnprintf(line + n, sizeof(line) - n,
-				  "| %llu..%llu | %llu..%llu |", a[0],
-				  a[rounds - 1], b[0], b[rounds - 1]);
-			bench_print("%s", line);
+			bench_summarise(a, rounds);
+			bench_summarise(b, rounds);
+			bench_print("| %s | %u | %llu | %llu | %s | %llu..%llu | %llu..%llu |",
+				    workload_names[w], threads[t], a->med, b->med,
+				    bench_ratio(ratio, b->med, a->med), a->min,
+				    a->max, b->min, b->max);
 		}
 	}
 	bench_print("");

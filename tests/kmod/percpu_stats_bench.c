@@ -17,10 +17,10 @@
 #include <linux/percpu.h>
 #include <linux/percpu_counter.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/timekeeping.h>
 
 #include "percpu_stats/percpu_stats.h"
+#include "bench.h"
 
 static unsigned int rounds = 7;
 module_param(rounds, uint, 0444);
@@ -28,9 +28,6 @@ MODULE_PARM_DESC(rounds, "interleaved rounds (medians are reported)");
 static unsigned int ops = 1000000;
 module_param(ops, uint, 0444);
 MODULE_PARM_DESC(ops, "operations per thread per run");
-
-#define MAX_ROUNDS 31
-#define bench_print(fmt, ...) pr_info("bench: " fmt "\n", ##__VA_ARGS__)
 
 enum variant { V_RAW, V_RAW_DYN, V_PCS, V_PCC, V_ATOMIC, NR_VARIANTS };
 
@@ -151,26 +148,6 @@ static u64 run_variant(enum variant v, unsigned int nthreads,
 	return nthreads ? div64_u64(total * 1000, (u64)nthreads * ops) : 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-struct series {
-	u64 v[MAX_ROUNDS];	/* picoseconds per op */
-	u64 med, min, max;
-};
-
-static void summarise(struct series *s, unsigned int n)
-{
-	sort(s->v, n, sizeof(s->v[0]), cmp_u64, NULL);
-	s->min = s->v[0];
-	s->max = s->v[n - 1];
-	s->med = s->v[n / 2];
-}
-
 static u64 bench_sink;
 
 /* Formats picoseconds as nanoseconds with two decimals. */
@@ -183,20 +160,9 @@ static const char *ns(char *buf, u64 ps)
 	return buf;
 }
 
-/* Formats a ratio a/b with two decimals. */
-static const char *ratio(char *buf, u64 a, u64 b)
-{
-	u64 r = div64_u64(a * 100, max(b, 1ULL));
-	u32 frac;
-	u64 whole = div_u64_rem(r, 100, &frac);
-
-	snprintf(buf, 24, "%llu.%02ux", whole, frac);
-	return buf;
-}
-
-static void print_row(const char *name, struct series *one,
-		      struct series *all, struct series *raw_one,
-		      struct series *raw_all)
+static void print_row(const char *name, struct bench_series *one,
+		      struct bench_series *all, struct bench_series *raw_one,
+		      struct bench_series *raw_all)
 {
 	char b[8][24];
 
@@ -206,11 +172,11 @@ static void print_row(const char *name, struct series *one,
 			    ns(b[2], one->max));
 		return;
 	}
-	bench_print("| %s | %s [%s-%s] | %s [%s-%s] | %s / %s |", name,
+	bench_print("| %s | %s [%s-%s] | %s [%s-%s] | %sx / %sx |", name,
 		    ns(b[0], one->med), ns(b[1], one->min), ns(b[2], one->max),
 		    ns(b[3], all->med), ns(b[4], all->min), ns(b[5], all->max),
-		    ratio(b[6], one->med, raw_one->med),
-		    ratio(b[7], all->med, raw_all->med));
+		    bench_ratio(b[6], one->med, raw_one->med),
+		    bench_ratio(b[7], all->med, raw_all->med));
 }
 
 static u64 sum_cost_ps(bool pcs_side)
@@ -232,14 +198,14 @@ static u64 sum_cost_ps(bool pcs_side)
 
 static int __init percpu_stats_bench_init(void)
 {
-	static struct series one[NR_VARIANTS], all[NR_VARIANTS];
-	static struct series sum_pcs, sum_pcc;
+	static struct bench_series one[NR_VARIANTS], all[NR_VARIANTS];
+	static struct bench_series sum_pcs, sum_pcc;
 	unsigned int ncpu = num_online_cpus(), r, k;
 	struct bench_thread *bt;
 	char buf[24];
 	int err;
 
-	rounds = clamp(rounds, 1U, (unsigned int)MAX_ROUNDS);
+	rounds = clamp(rounds, 1U, (unsigned int)BENCH_MAX_ROUNDS);
 	bt = kcalloc(ncpu, sizeof(*bt), GFP_KERNEL);
 	if (!bt)
 		return -ENOMEM;
@@ -276,11 +242,11 @@ static int __init percpu_stats_bench_init(void)
 		bench_print("# round %u/%u done", r + 1, rounds);
 	}
 	for (k = 0; k < NR_VARIANTS; k++) {
-		summarise(&one[k], rounds);
-		summarise(&all[k], rounds);
+		bench_summarise(&one[k], rounds);
+		bench_summarise(&all[k], rounds);
 	}
-	summarise(&sum_pcs, rounds);
-	summarise(&sum_pcc, rounds);
+	bench_summarise(&sum_pcs, rounds);
+	bench_summarise(&sum_pcc, rounds);
 
 	bench_print("");
 	bench_print("| operation | 1 thread: ns/op | %u threads: ns/op/thread | %s |",
@@ -293,12 +259,12 @@ static int __init percpu_stats_bench_init(void)
 	print_row("percpu_stats_sum (one counter)", &sum_pcs, NULL, NULL, NULL);
 	print_row("percpu_counter_sum", &sum_pcc, NULL, NULL, NULL);
 	bench_print("");
-	bench_print("# atomic_long_inc / percpu_stats_inc, %u threads: %s", ncpu,
-		    ratio(buf, all[V_ATOMIC].med, all[V_PCS].med));
-	bench_print("# percpu_stats_inc / this_cpu_inc on alloc_percpu memory, 1 thread: %s",
-		    ratio(buf, one[V_PCS].med, one[V_RAW_DYN].med));
-	bench_print("# percpu_counter_inc / percpu_stats_inc, 1 thread: %s",
-		    ratio(buf, one[V_PCC].med, one[V_PCS].med));
+	bench_print("# atomic_long_inc / percpu_stats_inc, %u threads: %sx", ncpu,
+		    bench_ratio(buf, all[V_ATOMIC].med, all[V_PCS].med));
+	bench_print("# percpu_stats_inc / this_cpu_inc on alloc_percpu memory, 1 thread: %sx",
+		    bench_ratio(buf, one[V_PCS].med, one[V_RAW_DYN].med));
+	bench_print("# percpu_counter_inc / percpu_stats_inc, 1 thread: %sx",
+		    bench_ratio(buf, one[V_PCC].med, one[V_PCS].med));
 	bench_print("# end");
 
 	percpu_counter_destroy(&pcc);
