@@ -86,7 +86,7 @@ demo-run: collect
 bench-ext4x: deps
 	$(MAKE) collect
 	tests/compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules \
-		$(BUILD_OUT)/bench-ext4x bench-ext4x
+		$(BUILD_OUT)/bench-ext4x bench
 
 # ---- DKMS and the Debian package (README.md, "Installing on a real machine") ----------------------------
 # The version lives in VERSION only: dkms.conf, the .deb and these targets read it.

@@ -2,17 +2,21 @@
 # Host side of `make demo`: run tests/guest/demo.sh (ext4x-compare on the
 # emulated NVDIMM) in the QEMU guest, show its progress lines as they come,
 # then draw the chart from the results the guest handed back and print the
-# table. Usage: run-demo.sh KVER MODULES_DIR RESULTS_DIR [GUEST_TEST]
-# GUEST_TEST is the guest file to run (default demo; bench-ext4x is the
-# longer get/list-only variant behind `make bench-ext4x`). The guest boots
-# without slub_debug: a benchmark measures our code, not the debug
+# table. Usage: run-demo.sh KVER MODULES_DIR RESULTS_DIR [demo|bench]
+# demo (the default): 3 rounds with the tool's xattr mix; bench, behind
+# `make bench-ext4x`: 5 rounds and an xattr load that only reads. The guest
+# boots without slub_debug: a benchmark measures our code, not the debug
 # allocator.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kver=${1:?usage: run-demo.sh KVER MODULES_DIR RESULTS_DIR}
 modules=${2:?}
 results=${3:?}
-guest_test=${4:-demo}
+case ${4:-demo} in
+demo) settings="ext4x_demo_rounds=3" ;;
+bench) settings="ext4x_demo_rounds=5 ext4x_demo_write_pct=0" ;;
+*) echo "run-demo.sh: unknown mode '$4' (demo or bench)" >&2; exit 2 ;;
+esac
 rm -rf "$results"
 mkdir -p "$results"
 log=$results/console.log
@@ -27,7 +31,7 @@ tailpid=$!
 trap 'kill $tailpid 2>/dev/null || true' EXIT
 rc=0
 EXT4X_QUIET=1 "$top/tests/vm/run-guest.sh" --kver "$kver" --modules "$modules" \
-	--bench --tests "$guest_test" --timeout 1800 --log "$log" \
+	--bench --tests demo --append "$settings" --timeout 1800 --log "$log" \
 	--results "$results" || rc=$?
 sleep 1
 kill $tailpid 2>/dev/null || true
