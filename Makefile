@@ -121,7 +121,7 @@ dkms-test: deps
 
 # make check-long: the long variants of the reliability tests (100 power
 # cuts, 300 hostile images, 300 module cycles, 300 s stress and hotplug),
-# docs/RELIABILITY.md. About 1.5 to 2 hours of guest time.
+# docs/RELIABILITY.md. About 75 minutes on the 2-core bench (measured once).
 .PHONY: check-long check-long-run
 check-long: deps
 	$(MAKE) check-long-run

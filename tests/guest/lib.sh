@@ -173,6 +173,14 @@ run_kmod_bench() {
 		return 1
 	fi
 	ktap_dmesg | sed -n 's/^\([^ :]*: \)\{0,1\}bench: //p' >"/tmp/$_name.md"
+	# What the numbers depend on besides our code: the kernel command line
+	# and the CPU's speculation mitigations (return thunks cost a lot
+	# per call under TCG).
+	{
+		echo "# guest cmdline: $(cat /proc/cmdline)"
+		echo "# mitigations: $(grep -H . /sys/devices/system/cpu/vulnerabilities/* 2>/dev/null |
+			sed 's|.*/||' | tr '\n' ';')"
+	} >>"/tmp/$_name.md"
 	ktap_diag "$(cat "/tmp/$_name.md")"
 	ktap_export_file "/tmp/$_name.md" "$_name.md"
 	ktap_check "benchmark_printed_its_table" grep -q '^# end' "/tmp/$_name.md"
