@@ -14,6 +14,24 @@ BEGIN {
 
 { sub(/\r+$/, "") }
 
+# The tests' output and the kernel's messages share the serial console, so a
+# kernel message can land inside a line a test prints ("    ok 2 - fo[  9.1]
+# sysrq: ...", then "o" on a line of its own). The text before the
+# timestamp is held and put back in front of the next line without one, so
+# a result split that way still counts. Diagnostics ("#") are not held: they
+# may quote kernel lines on purpose.
+{
+	p = match($0, kernel_re)
+	if (p > 1) {
+		pre = substr($0, 1, p - 1)
+		if (pre !~ /^ *#/)
+			held = held pre
+	} else if (p == 0 && held != "") {
+		$0 = held $0
+		held = ""
+	}
+}
+
 index($0, "ktap: # expect-warn begin") { expect = 1; next }
 index($0, "ktap: # expect-warn end") { expect = 0; next }
 
