@@ -16,6 +16,9 @@ mkdir -p "$results"
 stage static "$top/tests/static/check.sh" "$kver"
 stage host "$top/tests/host/run.sh" "$kver"
 
+# The bench checks itself: guest files that fail on purpose must be
+# counted as failures (tests/vm/harness-check.sh, three short boots).
+stage harness "$top/tests/vm/harness-check.sh" "$kver"
 # The suite: every non-manual guest test file in one guest.
 guest_stage guest
 # Power cut (tests/guest/powercut.sh, docs/RELIABILITY.md): the guest resets

@@ -14,30 +14,27 @@ here=$(cd "$(dirname "$0")" && pwd)
 kver=${1:-$(default_kver)}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
+# shellcheck source=tests/lib/ktap.sh
+. "$here/../lib/ktap.sh"
 
 # scenario DESC EXPECTED_TOTAL RUN-GUEST-ARGS...: the run must exit non-zero
 # and print EXPECTED_TOTAL as its last line.
 scenario() {
 	local desc=$1 want=$2 rc=0 got
 	shift 2
-	n=$((n + 1))
 	EXT4X_QUIET=1 "$here/run-guest.sh" --kver "$kver" \
 		--extra-tests "$here/harness" "$@" >"$tmp/out" 2>&1 || rc=$?
 	got=$(tail -n 1 "$tmp/out")
 	if [ "$rc" -ne 0 ] && [ "$got" = "$want" ]; then
-		echo "ok $n - $desc"
+		ktap_ok "$desc"
 	else
-		sed 's/^/# /' "$tmp/out"
-		echo "# expected '$want' and a non-zero status, got '$got' (status $rc)"
-		echo "not ok $n - $desc"
-		failed=$((failed + 1))
+		ktap_fail "$desc" "$(cat "$tmp/out")" \
+			"expected '$want' and a non-zero status, got '$got' (status $rc)"
 	fi
 }
 
 echo "KTAP version 1"
-echo "1..3"
+ktap_plan 3
 scenario "case failures, skips, kernel dumps, timeouts, bad exits" \
 	"12 passed, 4 failed, 1 skipped" \
 	--tests selftest,harness-results,harness-kernel,harness-hang,harness-exit
@@ -45,4 +42,4 @@ scenario "kernel crash ends the run" "1 passed, 2 failed" \
 	--tests harness-crash,selftest
 scenario "QEMU killed by --timeout" "0 passed, 1 failed" \
 	--tests selftest --timeout 6
-[ "$failed" -eq 0 ]
+ktap_done
