@@ -16,7 +16,7 @@
 . /tests/guest/lib.sh
 
 nimg=50
-grep -q 'ext4x_long=1' /proc/cmdline && nimg=300
+[ "$(boot_param ext4x_long)" = 1 ] && nimg=300
 seed0=$(boot_param ext4x_hostile_seed)
 case $seed0 in '' | *[!0-9]*) seed0=1000 ;; esac
 work=/tmp/hostile

@@ -14,7 +14,7 @@
 mnt=/mnt/hp
 cpu=/sys/devices/system/cpu/cpu1/online
 secs=20
-grep -q 'ext4x_long=1' /proc/cmdline && secs=300
+[ "$(boot_param ext4x_long)" = 1 ] && secs=300
 mkdir -p "$mnt"
 if [ ! -w "$cpu" ]; then
 	ktap_skip "cpu hotplug" "no $cpu"

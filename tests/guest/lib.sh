@@ -173,9 +173,8 @@ run_kmod_bench() {
 		return 1
 	fi
 	ktap_dmesg | sed -n 's/^\([^ :]*: \)\{0,1\}bench: //p' >"/tmp/$_name.md"
-	# What the numbers depend on besides our code: the kernel command line
-	# and the CPU's speculation mitigations (return thunks cost a lot
-	# per call under TCG).
+	# What the numbers depend on besides our code, so that two runs can be
+	# compared: the kernel command line and the CPU's mitigation state.
 	{
 		echo "# guest cmdline: $(cat /proc/cmdline)"
 		echo "# mitigations: $(grep -H . /sys/devices/system/cpu/vulnerabilities/* 2>/dev/null |

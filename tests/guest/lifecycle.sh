@@ -11,7 +11,7 @@
 . /tests/guest/lib.sh
 
 cycles=50
-grep -q 'ext4x_long=1' /proc/cmdline && cycles=300
+[ "$(boot_param ext4x_long)" = 1 ] && cycles=300
 mnt=/mnt/lc
 mkdir -p "$mnt"
 t=/sys/kernel/tracing

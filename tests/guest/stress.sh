@@ -13,7 +13,7 @@
 mnt=/mnt/st
 mkdir -p "$mnt"
 secs=12
-grep -q 'ext4x_long=1' /proc/cmdline && secs=300
+[ "$(boot_param ext4x_long)" = 1 ] && secs=300
 
 if ! command -v stress-ng >/dev/null; then
 	ktap_skip "stress-ng" "not in the guest image"
