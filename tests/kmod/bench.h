@@ -9,7 +9,6 @@
 #define _EXT4X_TEST_BENCH_H
 
 #include <linux/math64.h>
-#include <linux/minmax.h>
 #include <linux/printk.h>
 #include <linux/sort.h>
 #include <linux/types.h>
@@ -40,10 +39,13 @@ static inline void bench_summarise(struct bench_series *s, unsigned int n)
 	s->med = n % 2 ? s->v[n / 2] : (s->v[n / 2 - 1] + s->v[n / 2]) / 2;
 }
 
-/* Formats @a / @b with two decimals into @buf (24 bytes); returns @buf. */
+/*
+ * Formats @a / @b with two decimals into @buf (24 bytes); returns @buf.
+ * A failed measurement (@b 0) gives 0.00, not a huge ratio.
+ */
 static inline const char *bench_ratio(char *buf, u64 a, u64 b)
 {
-	u64 r = div64_u64(a * 100, max_t(u64, b, 1));
+	u64 r = b ? div64_u64(a * 100, b) : 0;
 	u32 frac;
 	u64 whole = div_u64_rem(r, 100, &frac);
 
