@@ -77,6 +77,7 @@
 #include <linux/workqueue.h>
 
 #include "../percpu_stats/percpu_stats.h"
+#include "compat.h"
 #include "mbcache2.h"
 
 /* Longest cache name kept, including the NUL */
@@ -125,7 +126,7 @@ struct mbc2_stripe {
  * @c_shrink_cursor: stripe where the next shrinker scan starts
  * @c_events: event counters (enum mbc2_event); reset from debugfs
  * @c_entries: a single gauge, entries in the cache; never reset
- * @c_shrink: memory pressure shrinker
+ * @c_shrink: memory pressure shrinker (mbc2_shrinker_create())
  * @c_trim_work: background trim when a stripe exceeds its share
  * @c_debugfs: the cache's debugfs directory
  * @c_name: name given at creation, '/' replaced by '!'
@@ -141,7 +142,7 @@ struct mbcache2 {
 	unsigned int		c_shrink_cursor;
 	struct percpu_stats	c_events;
 	struct percpu_stats	c_entries;
-	struct shrinker		c_shrink;
+	struct shrinker		*c_shrink;
 	struct work_struct	c_trim_work;
 	struct dentry		*c_debugfs;
 	char			c_name[MBC2_NAME_LEN];
@@ -356,8 +357,7 @@ EXPORT_SYMBOL(mbcache2_shrink);
 static unsigned long mbc2_shrink_count(struct shrinker *shrink,
 				       struct shrink_control *sc)
 {
-	struct mbcache2 *cache = container_of(shrink, struct mbcache2,
-					      c_shrink);
+	struct mbcache2 *cache = mbc2_shrinker_owner(shrink);
 
 	return mbcache2_count(cache);
 }
@@ -365,8 +365,7 @@ static unsigned long mbc2_shrink_count(struct shrinker *shrink,
 static unsigned long mbc2_shrink_scan(struct shrinker *shrink,
 				      struct shrink_control *sc)
 {
-	struct mbcache2 *cache = container_of(shrink, struct mbcache2,
-					      c_shrink);
+	struct mbcache2 *cache = mbc2_shrinker_owner(shrink);
 
 	return mbcache2_shrink(cache, sc->nr_to_scan);
 }
@@ -903,10 +902,10 @@ struct mbcache2 *mbcache2_create(int bucket_bits, const char *name)
 	if (percpu_stats_init(&cache->c_entries, 1, GFP_KERNEL))
 		goto free_events;
 
-	cache->c_shrink.count_objects = mbc2_shrink_count;
-	cache->c_shrink.scan_objects = mbc2_shrink_scan;
-	cache->c_shrink.seeks = DEFAULT_SEEKS;
-	if (register_shrinker(&cache->c_shrink, "mbcache2-%s", cache->c_name))
+	cache->c_shrink = mbc2_shrinker_create(mbc2_shrink_count,
+					       mbc2_shrink_scan, cache,
+					       cache->c_name);
+	if (!cache->c_shrink)
 		goto free_entries;
 
 	cache->c_debugfs = debugfs_create_dir(cache->c_name,
@@ -952,7 +951,7 @@ void mbcache2_destroy(struct mbcache2 *cache)
 	if (WARN_ON_ONCE(!cache))
 		return;
 	debugfs_remove_recursive(cache->c_debugfs);
-	unregister_shrinker(&cache->c_shrink);
+	mbc2_shrinker_destroy(cache->c_shrink);
 	cancel_work_sync(&cache->c_trim_work);
 
 	for (idx = 0; idx < cache->c_nr_stripes; idx++) {
