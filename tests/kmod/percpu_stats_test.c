@@ -78,17 +78,40 @@ static int kfree_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-static struct kretprobe percpu_probe = {
-	.kp.symbol_name = "__alloc_percpu_gfp",
-	.entry_handler = alloc_entry,
-	.handler = percpu_ret,
+static struct kretprobe percpu_probe;
+static struct kretprobe kmalloc_probe;
+
+/*
+ * 6.10 renamed the allocators' out-of-line entry points for memory
+ * allocation profiling (pcpu_alloc_noprof(), __kmalloc_noprof()); the
+ * old names are what 6.1 has. The first name that registers is used.
+ */
+static const char * const percpu_alloc_names[] = {
+	"pcpu_alloc_noprof", "__alloc_percpu_gfp",
+};
+static const char * const kmalloc_names[] = {
+	"__kmalloc_noprof", "__kmalloc",
 };
 
-static struct kretprobe kmalloc_probe = {
-	.kp.symbol_name = "__kmalloc",
-	.entry_handler = alloc_entry,
-	.handler = kmalloc_ret,
-};
+static int register_ret_probe(struct kretprobe *rp,
+			      const char * const *names, unsigned int n,
+			      kretprobe_handler_t handler)
+{
+	int err = -ENOENT;
+	unsigned int i;
+
+	for (i = 0; i < n && err; i++) {
+		*rp = (struct kretprobe) {
+			.kp.symbol_name	= names[i],
+			.entry_handler	= alloc_entry,
+			.handler	= handler,
+		};
+		err = register_kretprobe(rp);
+	}
+	if (err)
+		ktap_diag("no kretprobe on %s (%d)", names[n - 1], err);
+	return err;
+}
 
 static struct kprobe kfree_probe = {
 	.symbol_name = "kfree",
@@ -140,15 +163,14 @@ static void test_init_enomem(void)
 	bool ok;
 	int err;
 
-	if (register_kretprobe(&percpu_probe) ||
-	    register_kretprobe(&kmalloc_probe) ||
-	    register_kprobe(&kfree_probe)) {
-		unregister_kretprobe(&percpu_probe);
-		unregister_kretprobe(&kmalloc_probe);
-		ktap_skip(&t, "init_enomem_percpu_frees_base", "no kprobes");
-		ktap_skip(&t, "init_enomem_base", "no kprobes");
-		return;
-	}
+	if (register_ret_probe(&percpu_probe, percpu_alloc_names,
+			       ARRAY_SIZE(percpu_alloc_names), percpu_ret))
+		goto no_probes;
+	if (register_ret_probe(&kmalloc_probe, kmalloc_names,
+			       ARRAY_SIZE(kmalloc_names), kmalloc_ret))
+		goto no_kmalloc;
+	if (register_kprobe(&kfree_probe))
+		goto no_kfree;
 
 	/* The per-CPU allocation fails after the base was allocated. */
 	seen_kmalloc = NULL;
@@ -182,6 +204,16 @@ static void test_init_enomem(void)
 	unregister_kprobe(&kfree_probe);
 	unregister_kretprobe(&kmalloc_probe);
 	unregister_kretprobe(&percpu_probe);
+	return;
+
+	/* Unregister only what was registered: 6.12 oopses otherwise. */
+no_kfree:
+	unregister_kretprobe(&kmalloc_probe);
+no_kmalloc:
+	unregister_kretprobe(&percpu_probe);
+no_probes:
+	ktap_skip(&t, "init_enomem_percpu_frees_base", "no kprobes");
+	ktap_skip(&t, "init_enomem_base", "no kprobes");
 }
 
 static void test_add_inc_dec(void)
