@@ -3,7 +3,9 @@
 # ext4x: build, test and benchmark the suite against a Debian kernel.
 #
 #   make                 build every module for $(KVER) in one Kbuild pass
-#   make check           build, static checks, host tests, guest tests
+#   make check           build, static checks, host tests, guest tests, on
+#                        every supported kernel ($(KVERS))
+#   make check-6.1       the same on one series' kernel (check-6.12, ...)
 #   make check-long      the long reliability runs (docs/RELIABILITY.md)
 #   make bench-percpu    percpu_stats microbenchmark in the guest
 #   make bench-mbcache2  stock mbcache against mbcache2 in the guest
@@ -11,9 +13,18 @@
 #   make bench-ext4x     the same, 5 rounds, xattr get/list only
 #
 # KVER defaults to the kernel release that Debian's linux-headers-amd64
-# points at (the current 6.1 ABI), not to the running kernel.
+# points at (the current 6.1 ABI), not to the running kernel. KVERS, the
+# kernels make check and check-long build and boot, defaults to one
+# release per patch series (tests/vm/kver.sh --supported: the 6.1 ABI and
+# the newest 6.12+deb12), or to KVER when KVER is given.
 
+ifneq ($(filter command line environment,$(origin KVER)),)
+KVERS ?= $(KVER)
+endif
+# the kernels asked for by name, if any (deps installs what they need)
+KVERS_ASKED := $(if $(filter command line environment,$(origin KVERS)),$(KVERS),$(if $(filter command line environment,$(origin KVER)),$(KVER)))
 KVER ?= $(shell $(CURDIR)/tests/vm/kver.sh)
+KVERS ?= $(shell $(CURDIR)/tests/vm/kver.sh --supported)
 KDIR ?= /lib/modules/$(KVER)/build
 EXT4X_TESTS ?= 1
 BUILD_OUT := $(CURDIR)/build/$(KVER)
@@ -34,16 +45,24 @@ collect: modules
 	rm -rf $(BUILD_OUT)/modules && mkdir -p $(BUILD_OUT)/modules
 	sed 's/\.o$$/.ko/' modules.order | xargs -r cp -t $(BUILD_OUT)/modules
 
+# The packages of the bench and, for each kernel of KVERS (or every
+# supported one when none is known yet), its headers and linux-source.
 deps:
-	tests/vm/deps.sh
+	tests/vm/deps.sh $(KVERS_ASKED)
 
-# deps runs first and alone: on a fresh machine KVER is only known once
-# linux-headers-amd64 is installed, so the rest runs in a new make.
+# deps runs first and alone: on a fresh machine KVER and KVERS are only
+# known once the package lists are, so the rest runs in a new make.
 check: deps
 	$(MAKE) check-run
 
-check-run: collect
-	tests/check.sh $(KVER) $(BUILD_OUT)/modules $(BUILD_OUT)/results
+check-run:
+	@test -n "$(KVERS)" || { echo "ext4x: no target kernel: set KVER= or KVERS=" >&2; exit 2; }
+	tests/check.sh $(KVERS)
+
+# make check-6.1, make check-6.12: make check on that series' kernel only.
+check-6.%:
+	tests/vm/deps.sh
+	$(MAKE) check-run KVERS="$$(tests/vm/kver.sh --series 6.$*)"
 
 check-static: modules
 	tests/static/check.sh $(KVER)
@@ -121,10 +140,11 @@ dkms-test: deps
 
 # make check-long: the long variants of the reliability tests (100 power
 # cuts, 300 hostile images, 300 module cycles, 300 s stress and hotplug),
-# docs/RELIABILITY.md. About 75 minutes on the 2-core bench (measured once).
+# docs/RELIABILITY.md, on every kernel of KVERS. About 75 minutes a kernel
+# on the 2-core bench (measured once, on 6.1).
 .PHONY: check-long check-long-run
 check-long: deps
 	$(MAKE) check-long-run
 
-check-long-run: collect
-	tests/check-long.sh $(KVER) $(BUILD_OUT)/modules $(BUILD_OUT)/results-long
+check-long-run:
+	tests/check.sh --long $(KVERS)

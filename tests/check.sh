@@ -1,36 +1,91 @@
 #!/bin/bash
-# The whole test suite, as `make check` runs it: static checks and host
-# tests (KTAP on stdout) and the guest suite (which prints its own total),
-# summed into one closing line "N passed, N failed[, N skipped]".
-# Usage: tests/check.sh KVER MODULES_DIR RESULTS_DIR
+# The test suite over every target kernel, as `make check` runs it: for each
+# kernel the build, static checks and host tests (KTAP on stdout) and the
+# guest runs (which print their own totals), then one table of stages with
+# the kernel of each, and one closing line "N passed, N failed[, N skipped]".
+#
+# Usage: tests/check.sh [--long] KVER...
+#   KVER    kernel releases to build and boot (make check: kver.sh --supported)
+#   --long  the long reliability runs instead (make check-long,
+#           docs/RELIABILITY.md): stress, hostile images, hotplug and module
+#           cycles with ext4x_long=1, 100 power cuts, the low-memory run
+# Results of kernel K go to build/K/results (--long: build/K/results-long);
+# the modules booted are those of `make collect KVER=K` (build/K/modules).
+# Environment: EXT4X_POWERCUT_CYCLES (10; --long: 100), EXT4X_POWERCUT_SEED (1).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-kver=${1:?usage: check.sh KVER MODULES_DIR RESULTS_DIR}
-modules=${2:?}
-results=${3:?}
-mkdir -p "$results"
+long=0
+if [ "${1:-}" = --long ]; then
+	long=1
+	shift
+fi
+[ $# -gt 0 ] || { echo "usage: check.sh [--long] KVER..." >&2; exit 2; }
 
 # shellcheck source=tests/lib/totals.sh
 . "$top/tests/lib/totals.sh"
 
-stage static "$top/tests/static/check.sh" "$kver"
-stage host "$top/tests/host/run.sh" "$kver"
+# build_stage: the one-pass build for $kver, its modules collected in
+# $modules; each module's vermagic must name $kver (no stale object of
+# another kernel). KTAP.
+build_stage() {
+	local ko v n=0 bad=0
+	echo "KTAP version 1"
+	if ! make -s -C "$top" KVER="$kver" collect >"$results/build.out" 2>&1; then
+		cat "$results/build.out"
+		echo "not ok 1 - make collect KVER=$kver"
+		return 1
+	fi
+	echo "ok 1 - make collect KVER=$kver"
+	for ko in "$modules"/*.ko; do
+		n=$((n + 1))
+		v=$(modinfo -F vermagic "$ko" | awk '{print $1}')
+		[ "$v" = "$kver" ] || { echo "# $ko: vermagic $v"; bad=$((bad + 1)); }
+	done
+	if [ "$n" -ge 3 ] && [ "$bad" -eq 0 ]; then
+		echo "ok 2 - $n modules, every vermagic $kver"
+	else
+		echo "not ok 2 - $n modules, $bad with a vermagic other than $kver"
+	fi
+}
 
-# The bench checks itself: guest files that fail on purpose must be
-# counted as failures (tests/vm/harness-check.sh, three short boots).
-stage harness "$top/tests/vm/harness-check.sh" "$kver"
-# The suite: every non-manual guest test file in one guest.
-guest_stage guest
-# Power cut (tests/guest/powercut.sh, docs/RELIABILITY.md): the guest resets
-# itself EXT4X_POWERCUT_CYCLES times (10; make check-long: 100) and reboots in
-# the same QEMU; then the host cross-checks the serial log.
-pc_cycles=${EXT4X_POWERCUT_CYCLES:-10}
-guest_stage guest-powercut --tests powercut --reboot \
-	--timeout $((120 + pc_cycles * 45)) \
-	--append "ext4x_powercut=$pc_cycles ext4x_powercut_seed=${EXT4X_POWERCUT_SEED:-1}"
-stage powercut-crosscheck "$top/tests/vm/powercut-check.sh" \
-	"$results/guest-powercut/serial.log"
-# Memory pressure in a small guest (tests/guest/lowmem.sh).
-guest_stage guest-lowmem --tests lowmem --mem 384M --small
+pc_seed=${EXT4X_POWERCUT_SEED:-1}
+first=1
+for kver in "$@"; do
+	modules=$top/build/$kver/modules
+	results=$top/build/$kver/results$([ "$long" -eq 1 ] && echo -long)
+	mkdir -p "$results"
+	stage build build_stage
+	# Without modules of this kernel, its other stages would only
+	# repeat the build failure.
+	compgen -G "$modules/*.ko" >/dev/null || continue
+
+	if [ "$long" -eq 0 ]; then
+		stage static "$top/tests/static/check.sh" "$kver"
+		stage host "$top/tests/host/run.sh" "$kver"
+		# The bench checks itself, once: guest files that fail on purpose
+		# must be counted as failures (three short boots).
+		if [ "$first" -eq 1 ]; then
+			stage harness "$top/tests/vm/harness-check.sh" "$kver"
+		fi
+		# The suite: every automatic guest test file in one guest.
+		guest_stage guest
+		pc_cycles=${EXT4X_POWERCUT_CYCLES:-10}
+	else
+		guest_stage long --tests stress,hostile,hotplug,lifecycle \
+			--append ext4x_long=1 --timeout 5400
+		pc_cycles=${EXT4X_POWERCUT_CYCLES:-100}
+	fi
+	# Power cut (tests/guest/powercut.sh, docs/RELIABILITY.md): the guest
+	# resets itself pc_cycles times and reboots in the same QEMU; then the
+	# host cross-checks the serial log.
+	guest_stage powercut --tests powercut --reboot \
+		--timeout $((120 + pc_cycles * 45)) \
+		--append "ext4x_powercut=$pc_cycles ext4x_powercut_seed=$pc_seed"
+	stage powercut-crosscheck "$top/tests/vm/powercut-check.sh" \
+		"$results/powercut/serial.log"
+	# Memory pressure in a small guest (tests/guest/lowmem.sh).
+	guest_stage lowmem --tests lowmem --mem 384M --small
+	first=0
+done
 
 totals_report

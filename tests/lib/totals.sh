@@ -1,12 +1,23 @@
 # shellcheck shell=bash disable=SC2154 # top, kver, modules, results: set by the caller
-# Running totals for the test drivers (tests/check.sh, tests/check-long.sh):
-# each run's cases are added to passed/failed/skipped, and totals_report
-# prints the one closing line "N passed, N failed[, N skipped]".
-# The caller sets top, kver, modules and results before using guest_stage.
+# Running totals for tests/check.sh (make check, make check-long): each
+# stage's cases are added to passed/failed/skipped and to a table of
+# stages, and totals_report prints the table, naming the kernel of every
+# stage, then the one closing line "N passed, N failed[, N skipped]".
+# The caller sets top, kver, modules and results before a stage; kver is
+# "-" for a stage that does not depend on the kernel.
 
 passed=0
 failed=0
 skipped=0
+stage_rows=()
+
+# record NAME P F S: one row of the table.
+record() {
+	stage_rows+=("$(printf '%-22s %-20s %6d %6d %7d' "$kver" "$1" "$2" "$3" "$4")")
+	passed=$((passed + $2))
+	failed=$((failed + $3))
+	skipped=$((skipped + $4))
+}
 
 # stage NAME CMD...: run a KTAP-printing command, log it to $results/NAME.log
 # and add up its "ok"/"not ok" lines. A non-zero exit with no failing case
@@ -14,12 +25,12 @@ skipped=0
 stage() {
 	local name=$1 log="$results/$1.log" rc p f s
 	shift
-	echo "=== $name"
+	echo "=== $name ($kver)"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	if [ ! -r "$log" ]; then
 		echo "# $name: its log $log is gone: counted as one failure"
-		failed=$((failed + 1))
+		record "$name" 0 1 0
 		return
 	fi
 	p=$(grep -cE '^ok [0-9]+' "$log")
@@ -29,9 +40,7 @@ stage() {
 		echo "# $name exited $rc without a failing case: counted as one failure"
 		f=1
 	fi
-	passed=$((passed + p - s))
-	skipped=$((skipped + s))
-	failed=$((failed + f))
+	record "$name" $((p - s)) "$f" "$s"
 }
 
 # guest_stage NAME ARGS...: one tests/vm/run-guest.sh run (ARGS added to
@@ -41,32 +50,36 @@ stage() {
 guest_stage() {
 	local name=$1 log="$results/$1.log" rc total p f s
 	shift
-	echo "=== $name"
+	echo "=== $name ($kver)"
 	"$top/tests/vm/run-guest.sh" --kver "$kver" --modules "$modules" \
 		--results "$results/$name" "$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	total=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -z "$total" ]; then
 		echo "# $name printed no total (exit $rc): counted as one failure"
-		failed=$((failed + 1))
+		record "$name" 0 1 0
 		return
 	fi
 	p=$(echo "$total" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
 	f=$(echo "$total" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
 	s=$(echo "$total" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
-	passed=$((passed + p))
-	failed=$((failed + f))
-	skipped=$((skipped + ${s:-0}))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "# $name run exited $rc: counted as one failure"
-		failed=$((failed + 1))
+		f=1
 	fi
+	record "$name" "$p" "$f" "${s:-0}"
 }
 
-# totals_report: the closing line; returns non-zero if anything failed.
+# totals_report: the table and the closing line; returns non-zero if
+# anything failed.
 totals_report() {
+	local row
 	echo
-	echo "results: $results"
+	printf '%-22s %-20s %6s %6s %7s\n' kernel stage passed failed skipped
+	for row in "${stage_rows[@]}"; do
+		printf '%s\n' "$row"
+	done
+	echo
 	if [ "$skipped" -gt 0 ]; then
 		echo "$passed passed, $failed failed, $skipped skipped"
 	else

@@ -1,6 +1,12 @@
 #!/bin/bash
 # Install the Debian packages the test bench needs, only when some are missing.
-# Usage: deps.sh [KVER]   (KVER defaults to the linux-headers-amd64 release)
+# Usage: deps.sh [KVER...]
+#   KVER  a target kernel release; default: every supported one
+#         (tests/vm/kver.sh --supported: one per patch series)
+# For each target: its linux-headers and the linux-source-X.Y of exactly the
+# headers' Debian version (ext4-backport/prepare.sh refuses any other).
+# apt-get update runs at most once, and only when something is missing or
+# the package lists do not know a supported kernel.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/vm/common.sh
@@ -8,36 +14,58 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 # stress-ng: the stress test in the guest (tests/guest/stress.sh).
 # gnuplot-nox: the chart of tests/compare/plot.sh (make demo, host tests).
-# linux-source: the ext4 source ext4x is built from (ext4-backport/prepare.sh).
 # sparse, shellcheck: the static checks (tests/static/check.sh).
 pkgs=(qemu-system-x86 busybox-static kmod ndctl fio e2fsprogs cpio attr acl stress-ng
 	xz-utils gcc libc6-dev gnuplot-nox sparse shellcheck)
-compgen -G "/usr/src/linux-source-*.tar.xz" >/dev/null || pkgs+=(linux-source)
 # dkms, debhelper, dh-dkms: the DKMS flow and the ext4x-dkms .deb (make deb,
 # tests/host/test-dkms.sh and test-deb.sh); openssl: dkms makes its module
 # signing key with it (only a Recommends away, so not pulled in by dkms).
 pkgs+=(dkms debhelper dh-dkms openssl)
-if [ $# -ge 1 ] && [ -n "$1" ]; then
-	pkgs+=("linux-headers-$1")
-else
-	pkgs+=(linux-headers-amd64)
+
+export DEBIAN_FRONTEND=noninteractive
+updated=0
+apt_update() {
+	[ "$updated" -eq 1 ] && return
+	info "apt-get update"
+	apt-get update -qq
+	updated=1
+}
+
+# Debian version the headers of release $1 have, installed or in the archive.
+headers_version() {
+	local v
+	v=$(installed_version "linux-headers-$1")
+	[ -n "$v" ] || v=$(apt-cache show --no-all-versions "linux-headers-$1" 2>/dev/null |
+		sed -n 's/^Version: //p' | head -n 1)
+	printf '%s\n' "$v"
+}
+
+series_count=$(compgen -G "$here/../../ext4-backport/patches/*/series" | wc -l)
+kvers=("$@")
+if [ ${#kvers[@]} -eq 0 ]; then
+	mapfile -t kvers < <("$here/kver.sh" --supported)
+	if [ ${#kvers[@]} -lt "$series_count" ]; then
+		apt_update
+		mapfile -t kvers < <("$here/kver.sh" --supported)
+	fi
+	[ ${#kvers[@]} -gt 0 ] ||
+		die "no supported kernel found in the package lists (linux-headers-amd64?)"
 fi
 
 missing=()
 for p in "${pkgs[@]}"; do
 	[ -n "$(installed_version "$p")" ] || missing+=("$p")
 done
-# The default release is only known once the metapackage is installed.
-if [ $# -eq 0 ] || [ -z "${1:-}" ]; then
-	if [ -n "$(installed_version linux-headers-amd64)" ]; then
-		kver=$(default_kver)
-		[ -n "$(installed_version "linux-headers-$kver")" ] ||
-			missing+=("linux-headers-$kver")
-	fi
-fi
+for k in "${kvers[@]}"; do
+	[ -n "$(headers_version "$k")" ] || { apt_update; true; }
+	v=$(headers_version "$k")
+	[ -n "$v" ] || die "linux-headers-$k is in no package list: is $k a Debian kernel release?"
+	[ -n "$(installed_version "linux-headers-$k")" ] || missing+=("linux-headers-$k")
+	src=linux-source-$(printf '%s\n' "$k" | cut -d. -f1,2)
+	[ "$(installed_version "$src")" = "$v" ] || missing+=("$src=$v")
+done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 info "installing: ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}"
+apt_update
+apt-get install -y -qq --no-install-recommends --allow-downgrades "${missing[@]}"
