@@ -2,14 +2,14 @@
 /*
  * compat.h - the kernel API differences mbcache2 meets on the kernels it
  * supports (Debian 12's 6.1, Debian 12's and 13's 6.12), kept in this one
- * file so that mbcache2.c reads the same on all of them.
+ * file so that mbcache2.c reads the same on all of them. Which side applies
+ * is probed in the target's headers by mbcache2/Kbuild (MBC2_HAVE_*).
  */
 #ifndef _MBCACHE2_COMPAT_H
 #define _MBCACHE2_COMPAT_H
 
 #include <linux/shrinker.h>
 #include <linux/slab.h>
-#include <linux/version.h>
 
 typedef unsigned long (*mbc2_shrink_fn)(struct shrinker *shrink,
 					struct shrink_control *sc);
@@ -22,7 +22,7 @@ typedef unsigned long (*mbc2_shrink_fn)(struct shrinker *shrink,
  * shape here: an allocated shrinker, named "mbcache2-<name>", whose owner
  * mbc2_shrinker_owner() returns.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#ifdef MBC2_HAVE_SHRINKER_ALLOC
 
 static inline struct shrinker *mbc2_shrinker_create(mbc2_shrink_fn count,
 						    mbc2_shrink_fn scan,
@@ -51,7 +51,7 @@ static inline void mbc2_shrinker_destroy(struct shrinker *shrink)
 	shrinker_free(shrink);
 }
 
-#else /* before 6.7 */
+#else /* register_shrinker() */
 
 struct mbc2_shrinker_box {
 	struct shrinker	shrink;

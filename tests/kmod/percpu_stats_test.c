@@ -89,6 +89,7 @@ static struct kretprobe kmalloc_probe;
 static const char * const percpu_alloc_names[] = {
 	"pcpu_alloc_noprof", "__alloc_percpu_gfp",
 };
+
 static const char * const kmalloc_names[] = {
 	"__kmalloc_noprof", "__kmalloc",
 };
