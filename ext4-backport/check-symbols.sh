@@ -3,19 +3,27 @@
 #
 # Usage: check-symbols.sh [EXT4X_KO [STOCK_EXT4_KO]]
 #   EXT4X_KO       default: build/ext4x/fs/ext4/ext4x.ko next to this script
-#   STOCK_EXT4_KO  default: the first of $STOCK_KO, /var/cache/ext4x-test/kernel/**/ext4.ko,
-#                  /lib/modules/$KVER/kernel/fs/ext4/ext4.ko (KVER from the .ko's vermagic);
-#                  the comparisons with it are skipped if none is found
-#                  (apt-get download linux-image-$KVER; dpkg-deb -x it to get one)
+#   STOCK_EXT4_KO  default: the first of $STOCK_KO, then, for the KVER of the .ko's
+#                  vermagic, the stock module extracted under the test cache
+#                  (${EXT4X_CACHE:-/var/cache/ext4x-test}/kernel/$KVER/root/[usr/]lib/modules/
+#                  $KVER/kernel/fs/ext4/) or installed in /lib/modules/$KVER/kernel/fs/ext4/;
+#                  ext4.ko, or ext4.ko.xz/.zst/.gz as Debian ships it (6.12), which is
+#                  decompressed to a temporary file; the comparisons with it are skipped
+#                  if none is found (apt-get download linux-image-$KVER; dpkg-deb -x it)
 # Checks: module name/aliases/depends; no defined global symbol without "ext4x" but the
-# module boilerplate (init_module, cleanup_module, __this_module); no global symbol, no
-# tracepoint and no "ext4..." string (slab, proc, sysfs, fs names) shared with the stock
-# module, except the fscrypt key prefix "ext4:".
+# module boilerplate (init_module, cleanup_module, __this_module, and on 6.12 their
+# __pfx_ padding symbols and the __start/__stop_alloc_tags section bounds); no global
+# symbol, no tracepoint and no "ext4..." string (slab, proc, sysfs, fs names) shared
+# with the stock module, except the fscrypt key prefix "ext4:" and the ioctl type name
+# ext4_new_group_input of the kernel's <uapi/linux/ext4.h> (BTF, on 6.12).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ko=${1:-$here/build/ext4x/fs/ext4/ext4x.ko}
 stock=${2:-${STOCK_KO:-}}
+cache=${EXT4X_CACHE:-/var/cache/ext4x-test}
+tmpd=""
+trap '[ -z "$tmpd" ] || rm -rf "$tmpd"' EXIT
 
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -35,13 +43,33 @@ echo "# module: $ko"
 
 kver=$(modinfo -F vermagic "$ko" | awk '{print $1}')
 if [ -z "$stock" ]; then
-	for c in /var/cache/ext4x-test/kernel/lib/modules/"$kver"/kernel/fs/ext4/ext4.ko \
-		$(find /var/cache/ext4x-test -name ext4.ko 2>/dev/null | head -n1) \
-		/lib/modules/"$kver"/kernel/fs/ext4/ext4.ko; do
-		[ -f "$c" ] && { stock=$c; break; }
+	# only the stock module of the same kernel: another one would share nothing
+	for d in "$cache/kernel/$kver/root/lib/modules/$kver" \
+		"$cache/kernel/$kver/root/usr/lib/modules/$kver" \
+		"$cache/kernel/lib/modules/$kver" "/lib/modules/$kver"; do
+		for c in "$d"/kernel/fs/ext4/ext4.ko{,.xz,.zst,.gz}; do
+			[ -f "$c" ] && { stock=$c; break 2; }
+		done
 	done
 fi
 [ -z "$stock" ] || echo "# stock: $stock"
+# nm and modinfo read the module itself: decompress a Debian-compressed one
+case $stock in
+*.ko.xz|*.ko.zst|*.ko.gz)
+	tmpd=$(mktemp -d)
+	case $stock in
+	*.xz) unz=(xz -dc) ;;
+	*.zst) unz=(zstd -qdc) ;;
+	*) unz=(gzip -dc) ;;
+	esac
+	if "${unz[@]}" "$stock" >"$tmpd/ext4.ko" 2>/dev/null; then
+		stock=$tmpd/ext4.ko
+	else
+		echo "# cannot decompress $stock with ${unz[0]}"
+		stock=""
+	fi
+	;;
+esac
 
 # 1-3: modinfo
 name=$(modinfo -F name "$ko")
@@ -50,10 +78,12 @@ aliases=$(modinfo -F alias "$ko" | sort | paste -sd' ')
 check "modinfo alias is only fs-ext4x" "$([ "$aliases" = fs-ext4x ] || echo "aliases: $aliases")"
 deps=$(modinfo -F depends "$ko")
 echo "# depends: $deps"
-check "depends on jbd2 and mbcache" "$(echo ",$deps," | grep -q ',jbd2,' && echo ",$deps," | grep -q ',mbcache,' || echo "depends: $deps")"
+# the xattr caches: mbcache2 with the series (patch 0002), the stock mbcache without
+check "depends on jbd2 and mbcache2 or mbcache" "$(echo ",$deps," | grep -q ',jbd2,' &&
+	echo ",$deps," | grep -qE ',mbcache2?,' || echo "depends: $deps")"
 
 # 4: every defined global has ext4x in its name
-boiler='^(init_module|cleanup_module|__this_module)$'
+boiler='^((__pfx_)?(init_module|cleanup_module)|__this_module|__(start|stop)_alloc_tags)$'
 globals() { nm --defined-only -g "$1" | awk '{print $3}' | sort -u; }
 ours=$(globals "$ko")
 check "every global symbol is ext4x-prefixed (else add it to rename-globals.txt)" \
@@ -83,7 +113,7 @@ check "no tracepoint shared with stock ext4.ko" \
 # 8: identity strings: slab caches, /proc/fs, /sys/fs, fs type, thread/workqueue names
 check "no ext4 string (slab/proc/sysfs/fs name) shared with stock ext4.ko" \
 	"$(comm -12 <(strings -a "$stock" | grep -E '^(fs/)?ext4' | sort -u) <(strings -a "$ko" | sort -u) |
-		grep -vx 'ext4:')"
+		grep -vxE 'ext4:|ext4_new_group_input')"
 # 9: same vermagic
 check "stock ext4.ko is the same kernel" \
 	"$([ "$(modinfo -F vermagic "$stock")" = "$(modinfo -F vermagic "$ko")" ] || echo "vermagic differs")"

@@ -18,6 +18,11 @@
 #      kmem_cache name, "ext4lazyinit", ...), include names and TRACE_SYSTEM;
 #      files named ext4*.{c,h} are renamed to match (ext4.h -> ext4x.h, ...), and
 #      include/trace/events/ext4.h -> include/trace/events/ext4x.h;
+#      a KMEM_CACHE(struct, flags) of a struct without ext4 in its name (6.12:
+#      extent_status, pending_reservation, bio_post_read_ctx), which would name
+#      the cache exactly like the stock module's, is spelled out as
+#      kmem_cache_create("ext4x_<struct>", ...) with the same size, alignment
+#      and flags;
 #   2. CONFIG_EXT4_* -> CONFIG_EXT4X_* (values come from the generated Kbuild);
 #   3. global functions without "ext4" in their name (rename-globals.txt) get an
 #      "ext4x_" prefix;
@@ -25,6 +30,11 @@
 #      ext4_has_unknown_ext4_* names EXTN_FEATURE_FUNCS(4) token-pastes, all
 #      uppercase EXT4 names (EXT4_SUPER_MAGIC from uapi magic.h, on-disk format
 #      macros, "EXT4-fs" in messages); no symbol comes from a macro name;
+#      where the tree includes the kernel's <uapi/linux/ext4.h> (6.12: the ioctl
+#      ABI moved there), that include and the lowercase names its macros use,
+#      struct ext4_new_group_input and struct compat_ext4_new_group_input (which
+#      ext4.h defines and EXT4_IOC32_GROUP_ADD names in both headers), stay as
+#      they are (types, no symbols);
 #   5. the ext2 and ext3 file system registrations and their module aliases are
 #      removed (ext4x answers only to "ext4x").
 set -euo pipefail
@@ -48,6 +58,12 @@ keep_grep='key_prefix[[:space:]]*=[[:space:]]*"ext4:"'
 # EXTN_FEATURE_FUNCS(4) generates (ext2/ext3 ones are untouched by rule 1 anyway).
 paste_sed='s/_has_unknown_ext4x_/_has_unknown_ext4_/g'
 paste_grep='_has_unknown_ext4_'
+# The kernel's own <uapi/linux/ext4.h> (ioctl numbers and argument structs: ext4x
+# speaks the same ioctl ABI) is included as it is, not renamed, and the struct it
+# defines keeps its name. Trees that define that struct in ext4.h instead (6.1)
+# are not touched by this rule.
+uapi_sed='s,<uapi/linux/ext4x\.h>,<uapi/linux/ext4.h>,; s/\<(compat_)?ext4x_new_group_input\>/\1ext4_new_group_input/g'
+uapi_grep='<uapi/linux/ext4\.h>|\<(compat_)?ext4_new_group_input\>'
 
 do_rename() {
 	local f new words
@@ -64,6 +80,9 @@ do_rename() {
 
 	# rule 3 word list
 	words=$(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$here/rename-globals.txt")
+	# rule 4, uapi header: only where the tree includes it
+	local uapi=0
+	if grep -rqF --include='*.[ch]' '<uapi/linux/ext4.h>' fs/ext4; then uapi=1; fi
 
 	{
 		# rule 1: lowercase ext4 at a word start or after '_' (not already ext4x);
@@ -71,6 +90,9 @@ do_rename() {
 		echo ':a'
 		echo 's/(^|[^[:alnum:]])ext4([^x]|$)/\1ext4x\2/'
 		echo 'ta'
+		# rule 1, slab names: KMEM_CACHE(foo, flags) names its cache "foo";
+		# one whole call on one line, else the check below fails on it
+		echo '/KMEM_CACHE\(ext4x_/!s/KMEM_CACHE\(([A-Za-z_][A-Za-z0-9_]*),[[:space:]]*(.*)\);/kmem_cache_create("ext4x_\1", sizeof(struct \1), __alignof__(struct \1), \2, NULL);/'
 		# rule 2
 		echo 's/CONFIG_EXT4_/CONFIG_EXT4X_/g'
 		# rule 3
@@ -80,6 +102,7 @@ do_rename() {
 		# rule 4
 		echo "$keep_sed"
 		echo "$paste_sed"
+		[ "$uapi" -eq 0 ] || echo "$uapi_sed"
 	} >"$tree/.rename.sed"
 
 	find fs/ext4 include/trace/events/ext4x.h -type f -print0 |
@@ -109,7 +132,7 @@ do_check() {
 	# (sources only: not the generated Kbuild nor build products)
 	out=$(grep -rnE --include='*.[ch]' --include=Makefile --include=Kconfig \
 		'(^|[^[:alnum:]])ext4([^x]|$)' fs/ext4 include/trace/events/ext4x.h |
-		grep -vE "$keep_grep" | grep -v -- "$paste_grep" || true)
+		grep -vE "$keep_grep" | grep -v -- "$paste_grep" | grep -vE "$uapi_grep" || true)
 	[ -z "$out" ] || fail "lowercase ext4 left:"$'\n'"$out"
 	# rule 2 leftovers
 	out=$(grep -rn --include='*.[ch]' --include=Makefile 'CONFIG_EXT4_' fs/ext4 include/trace/events/ext4x.h || true)

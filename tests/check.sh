@@ -8,7 +8,9 @@
 #   KVER    kernel releases to build and boot (make check: kver.sh --supported)
 #   --long  the long reliability runs instead (make check-long,
 #           docs/RELIABILITY.md): stress, hostile images, hotplug and module
-#           cycles with ext4x_long=1, 100 power cuts, the low-memory run
+#           cycles with ext4x_long=1, 100 power cuts, the low-memory run,
+#           and whether each series applies to every linux-source version
+#           still in the archive
 # Results of kernel K go to build/K/results (--long: build/K/results-long);
 # the modules booted are those of `make collect KVER=K` (build/K/modules).
 # Environment: EXT4X_POWERCUT_CYCLES (10; --long: 100), EXT4X_POWERCUT_SEED (1).
@@ -87,5 +89,13 @@ for kver in "$@"; do
 	guest_stage lowmem --tests lowmem --mem 384M --small
 	first=0
 done
+
+# Does each series apply to every linux-source of its X.Y the archive still
+# has? Once, not per kernel (ext4-backport/tests/archive-series.sh).
+if [ "$long" -eq 1 ]; then
+	kver=- results=$top/build/results-long
+	mkdir -p "$results"
+	stage archive-series "$top/ext4-backport/tests/archive-series.sh"
+fi
 
 totals_report

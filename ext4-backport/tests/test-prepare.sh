@@ -2,7 +2,8 @@
 # Host-side tests of ext4-backport/prepare.sh and rename.sh; prints KTAP.
 # Works only in a private temporary directory (fake headers, fake /usr/src, fake
 # kernel trees and patch series, OUT); nothing outside it is changed or deleted.
-# The last tests use the real headers and linux-source tarball when present (else SKIP).
+# The last tests use the real headers and linux-source tarball of each kernel in
+# KVER_REAL (default: Debian 12's 6.1 and 6.12) when present (else SKIP).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -83,8 +84,11 @@ mkheaders "$T/headers" 6.1.192 "$KV"
 mkheaders "$T/headers-6.99" 6.99.0 6.99.0-1-amd64
 fakehdr=("KVER=$KV" "EXT4X_KBUILD=$T/headers" EXT4X_HEADERS_DEBVER=6.1.192-3)
 
+# the real kernels: 5 tests each
+read -r -a real_kvers <<<"${KVER_REAL:-6.1.0-57-amd64 6.12.117+deb12-amd64}"
+
 echo "KTAP version 1"
-ktap_plan 14
+ktap_plan $((10 + 5 * ${#real_kvers[@]}))
 
 # 1: no source at all
 mkdir -p "$T/empty-usr-src"; mkout "$T/out1"
@@ -177,61 +181,86 @@ run "${fakehdr[@]}" FLAVOUR=ext5 OUT="$T/out9" --
 expect "FLAVOUR other than ext4x/ext4 is refused" 2 \
 	"ext4x: FLAVOUR=ext5: must be ext4x or ext4" "$T/out9"
 
-# 10-13: the real thing, when this host has matching headers and source
-rkver=${KVER_REAL:-6.1.0-57-amd64}
-if [ -f "/lib/modules/$rkver/build/Makefile" ] && [ -f /usr/src/linux-source-6.1.tar.xz ]; then
-	mkout "$T/real"
+# 10-: the real thing, for each kernel whose headers and source this host has
+for rkver in "${real_kvers[@]}"; do
+	rxy=$(env -u MAKEFLAGS -u MAKELEVEL make -s --no-print-directory \
+		-C "/lib/modules/$rkver/build" kernelversion 2>/dev/null | cut -d. -f1,2)
+	if [ -z "$rxy" ] || [ ! -f "/usr/src/linux-source-$rxy.tar.xz" ]; then
+		for t in "real prepare" "second prepare is a no-op" "changed series re-prepares" \
+			"slab cache names" "rename.sh --check"; do
+			ktap_skip "$t ($rkver)" "no /lib/modules/$rkver/build or /usr/src/linux-source-${rxy:-X.Y}.tar.xz"
+		done
+		continue
+	fi
+	R=$T/real-$rxy
+	mkout "$R"
+	nseries=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/patches/$rxy/series" | grep -c .)
 	t0=$(date +%s)
-	run KVER="$rkver" OUT="$T/real/out" --
+	run KVER="$rkver" OUT="$R/out" --
 	t1=$(date +%s)
-	kb=$T/real/out/fs/ext4/Kbuild
-	if [ "$rc" -eq 0 ] && [ -f "$T/real/out/.ext4x-stamp" ] &&
+	kb=$R/out/fs/ext4/Kbuild
+	if [ "$rc" -eq 0 ] && [ -f "$R/out/.ext4x-stamp" ] &&
 		grep -q '^obj-$(CONFIG_EXT4X_FS) += ext4x.o' "$kb" &&
 		grep -q '^ext4x-y' "$kb" && grep -q 'ext4x_jbd2.o' "$kb" &&
 		grep -q '^ccflags-y += -DCONFIG_EXT4X_FS_POSIX_ACL=1' "$kb" &&
-		! grep -v '^#' "$kb" | grep -q 'CONFIG_EXT4_' && [ -f "$T/real/out/include/trace/events/ext4x.h" ]; then
-		ktap_ok "real prepare ($rkver, empty 6.1 series) produces a renamed tree and Kbuild in $((t1 - t0)) s"
+		! grep -v '^#' "$kb" | grep -q 'CONFIG_EXT4_' && [ -f "$R/out/include/trace/events/ext4x.h" ]; then
+		ktap_ok "real prepare ($rkver, $nseries patch(es) of the $rxy series) produces a renamed tree and Kbuild in $((t1 - t0)) s"
 	else
 		ktap_fail "real prepare ($rkver) produces a renamed tree and Kbuild" \
 			"rc $rc" "$out" "$err"
 	fi
 
-	touch "$T/real/out/fs/ext4/built.o"
-	run KVER="$rkver" OUT="$T/real/out" --
-	if [ "$rc" -eq 0 ] && echo "$out" | grep -q 'is up to date' && [ -f "$T/real/out/fs/ext4/built.o" ]; then
-		ktap_ok "second prepare is a no-op (stamp current, build products kept)"
+	touch "$R/out/fs/ext4/built.o"
+	run KVER="$rkver" OUT="$R/out" --
+	if [ "$rc" -eq 0 ] && echo "$out" | grep -q 'is up to date' && [ -f "$R/out/fs/ext4/built.o" ]; then
+		ktap_ok "second prepare is a no-op ($rkver: stamp current, build products kept)"
 	else
-		ktap_fail "second prepare is a no-op" "$out" "$err"
+		ktap_fail "second prepare is a no-op ($rkver)" "$out" "$err"
 	fi
 
 	# a changed series (an added comment) re-prepares and replaces OUT
-	cp -a "$here/patches" "$T/real/patches"
-	echo "# changed" >>"$T/real/patches/6.1/series"
-	run KVER="$rkver" OUT="$T/real/out" EXT4X_PATCHDIR="$T/real/patches" --
-	if [ "$rc" -eq 0 ] && echo "$out" | grep -q 'prepared' && [ ! -e "$T/real/out/fs/ext4/built.o" ] &&
-		[ -z "$(find "$T/real" -mindepth 1 -maxdepth 1 ! -name out ! -name patches \
+	cp -a "$here/patches" "$R/patches"
+	echo "# changed" >>"$R/patches/$rxy/series"
+	run KVER="$rkver" OUT="$R/out" EXT4X_PATCHDIR="$R/patches" --
+	if [ "$rc" -eq 0 ] && echo "$out" | grep -q 'prepared' && [ ! -e "$R/out/fs/ext4/built.o" ] &&
+		[ -z "$(find "$R" -mindepth 1 -maxdepth 1 ! -name out ! -name patches \
 			! -name marker ! -name .prepare.lock)" ]; then
-		ktap_ok "a changed series re-prepares and replaces OUT, leaving no temporary dirs"
+		ktap_ok "a changed $rxy series re-prepares and replaces OUT, leaving no temporary dirs"
 	else
-		ktap_fail "a changed series re-prepares and replaces OUT" "$out" "$err" \
-			"$(ls -A "$T/real")"
+		ktap_fail "a changed $rxy series re-prepares and replaces OUT" "$out" "$err" \
+			"$(ls -A "$R")"
+	fi
+
+	# every slab cache is named ext4x_*, including the ones 6.12 creates with
+	# KMEM_CACHE() of a struct without ext4 in its name (rename.sh spells them out)
+	slabs=$(cd "$R/out/fs/ext4" && {
+		grep -hoE 'kmem_cache_create(_usercopy)?\("[^"]*"' ./*.c | sed 's/.*("//; s/"$//'
+		grep -hoE 'KMEM_CACHE(_USERCOPY)?\([A-Za-z0-9_]+' ./*.c | sed 's/.*(//'
+	} | sort -u)
+	missing=""
+	for w in ext4x_inode_cache ext4x_extent_status ext4x_pending_reservation \
+		ext4x_bio_post_read_ctx ext4x_prealloc_space ext4x_io_end; do
+		echo "$slabs" | grep -qx "$w" || missing+=" $w"
+	done
+	if [ -z "$missing" ] && ! echo "$slabs" | grep -qv '^ext4x_'; then
+		ktap_ok "$rkver: all $(echo "$slabs" | grep -c .) literal slab cache names are ext4x_*"
+	else
+		ktap_fail "$rkver: slab cache names are ext4x_*" "missing:${missing:- none}" \
+			"names: $(echo "$slabs" | paste -sd' ')"
 	fi
 
 	# the rename check catches a leftover clashing name
-	cp -a "$T/real/out" "$T/real/bad"
-	rm -f "$T/real/bad/fs/ext4/Kbuild"
-	echo 'static const char *leak = "ext4_inode_cache";' >>"$T/real/bad/fs/ext4/super.c"
-	if "$here/rename.sh" --check "$T/real/bad" >"$T/stdout" 2>"$T/stderr"; then
-		ktap_fail "rename.sh --check fails on a leftover \"ext4_inode_cache\""
-	elif grep -q 'ext4_inode_cache' "$T/stderr" && "$here/rename.sh" --check "$T/real/out" >/dev/null 2>&1; then
-		ktap_ok "rename.sh --check fails on a leftover \"ext4_inode_cache\" and passes the real tree"
+	cp -a "$R/out" "$R/bad"
+	rm -f "$R/bad/fs/ext4/Kbuild"
+	echo 'static const char *leak = "ext4_inode_cache";' >>"$R/bad/fs/ext4/super.c"
+	if "$here/rename.sh" --check "$R/bad" >"$T/stdout" 2>"$T/stderr"; then
+		ktap_fail "rename.sh --check fails on a leftover \"ext4_inode_cache\" ($rkver)"
+	elif grep -q 'ext4_inode_cache' "$T/stderr" && "$here/rename.sh" --check "$R/out" >/dev/null 2>&1; then
+		ktap_ok "rename.sh --check fails on a leftover \"ext4_inode_cache\" and passes the real $rxy tree"
 	else
-		ktap_fail "rename.sh --check names the leftover" "$(cat "$T/stderr")"
+		ktap_fail "rename.sh --check names the leftover ($rkver)" "$(cat "$T/stderr")"
 	fi
-else
-	for t in "real prepare" "second prepare is a no-op" "changed series re-prepares" "rename.sh --check"; do
-		ktap_skip "$t" "no /lib/modules/$rkver/build or /usr/src/linux-source-6.1.tar.xz"
-	done
-fi
+	rm -rf "$R"
+done
 
 ktap_done

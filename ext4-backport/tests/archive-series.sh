@@ -1,0 +1,169 @@
+#!/bin/bash
+# Does each patch series apply to every Debian kernel source of its X.Y that the
+# archive still carries? For each version of linux-source-6.1 and linux-source-6.12
+# that apt knows (apt-cache madison), download it (apt-get download), keep only its
+# fs/ext4 and include/trace/events/ext4.h, and apply patches/X.Y/series in order,
+# each with `patch --dry-run -p1 --fuzz=0` first and then for real in a scratch copy
+# (a later patch may build on an earlier one), as prepare.sh does. A per-version
+# override (patches/X.Y/<Debian version>/, else patches/X.Y/<upstream version>/: its
+# series replaces the series, its patch files replace the entries of the same name)
+# is honoured the same way. Prints KTAP, one test per version (the failing patch
+# named), then a summary table. Slow: each package is about 150 MB, so it is
+# run by `make check-long` (tests/check.sh --long), not by make check (which
+# runs the test-*.sh files of this directory).
+#
+# Usage: archive-series.sh [CACHE_DIR]
+#   CACHE_DIR  where the extracts are kept, one directory per version (default:
+#              $EXT4X_CACHE/archive-series if EXT4X_CACHE is set, else
+#              build/archive-series of this repository); a version already
+#              extracted there is not downloaded again, and no .deb is kept.
+# Environment:
+#   EXT4X_ARCHIVE_PACKAGES  packages to check (default "linux-source-6.1 linux-source-6.12")
+#   EXT4X_PATCHDIR          patch series root (default ext4-backport/patches)
+#
+# A version that cannot be downloaded or extracted is "not ok" (nothing could be
+# checked); a package whose X.Y has no series is skipped.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+top=$(cd "$here/.." && pwd)
+patchroot=${EXT4X_PATCHDIR:-$here/patches}
+if [ -n "${1:-}" ]; then
+	cache=$1
+elif [ -n "${EXT4X_CACHE:-}" ]; then
+	cache=$EXT4X_CACHE/archive-series
+else
+	cache=$top/build/archive-series
+fi
+read -r -a pkgs <<<"${EXT4X_ARCHIVE_PACKAGES:-linux-source-6.1 linux-source-6.12}"
+
+# shellcheck source=tests/lib/ktap.sh
+. "$top/tests/lib/ktap.sh"
+
+mkdir -p "$cache" || { echo "ext4x: cannot create $cache" >&2; exit 2; }
+cache=$(cd "$cache" && pwd)
+work=$(mktemp -d "$cache/.work.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# "PACKAGE VERSION" per line, from the archive's package lists (not dpkg's status)
+list=()
+for pkg in "${pkgs[@]}"; do
+	mapfile -t -O "${#list[@]}" list < <(apt-cache madison "$pkg" 2>/dev/null |
+		awk -F'|' -v p="$pkg" '{ gsub(/ /, "", $2); if ($2 != "") print p, $2 }' | sort -u -V -k2)
+done
+
+echo "KTAP version 1"
+if [ "${#list[@]}" -eq 0 ]; then
+	skip_all "apt knows no version of ${pkgs[*]} (apt-get update?)"
+fi
+ktap_plan "${#list[@]}"
+echo "# cache: $cache"
+
+# extract PACKAGE VERSION DIR: fs/ext4 and the trace header of that version into DIR
+extract() {
+	local pkg=$1 ver=$2 dir=$3 xy=${1#linux-source-} deb tmp
+	tmp=$work/dl
+	rm -rf "$tmp" "$dir.new"
+	mkdir -p "$tmp" "$dir.new"
+	# (as root into a dir the _apt user cannot reach, apt downloads unsandboxed
+	# and says so in the log; harmless)
+	(cd "$tmp" && apt-get download -q "$pkg=$ver") >"$work/log" 2>&1 || return 1
+	deb=$(find "$tmp" -maxdepth 1 -name '*.deb' | head -n1)
+	[ -n "$deb" ] || return 1
+	dpkg-deb --fsys-tarfile "$deb" |
+		tar -xOf - "./usr/src/linux-source-$xy.tar.xz" |
+		tar -xJf - -C "$dir.new" --strip-components=1 \
+			"linux-source-$xy/fs/ext4" "linux-source-$xy/include/trace/events/ext4.h" \
+			"linux-source-$xy/Makefile" >>"$work/log" 2>&1 || return 1
+	rm -rf "$tmp"
+	[ -f "$dir.new/fs/ext4/super.c" ] && [ -f "$dir.new/include/trace/events/ext4.h" ] || return 1
+	rm -rf "$dir"
+	mv "$dir.new" "$dir"
+	touch "$dir/.complete"
+}
+
+# pick_series X.Y DEBIAN-VERSION UPSTREAM-VERSION: as prepare.sh picks it, sets
+# series (the series file used), patches[] (paths relative to X.Y/), override (the
+# per-version directory used, or empty) and noverride (patches taken from it)
+pick_series() {
+	local dir=$patchroot/$1 v p entries
+	override="" noverride=0
+	series=$dir/series
+	for v in "$2" "$3"; do
+		if [ -d "$dir/$v" ]; then override=$v; break; fi
+	done
+	[ -z "$override" ] || [ ! -f "$dir/$override/series" ] || series=$dir/$override/series
+	mapfile -t entries < <(sed -e 's/#.*//' -e 's/^[[:space:]]*//' \
+		-e 's/[[:space:]]*$//' -e '/^$/d' "$series")
+	patches=()
+	for p in ${entries[@]+"${entries[@]}"}; do
+		if [ -n "$override" ] && [ -f "$dir/$override/$p" ]; then
+			patches+=("$override/$p")
+			noverride=$((noverride + 1))
+		else
+			patches+=("$p")
+		fi
+	done
+}
+
+results=()
+for entry in "${list[@]}"; do
+	pkg=${entry%% *} ver=${entry#* }
+	xy=${pkg#linux-source-}
+	upver=${ver%%-*}
+	name="$pkg $ver"
+	if [ ! -f "$patchroot/$xy/series" ]; then
+		ktap_skip "$name" "no patches/$xy/series"
+		results+=("$name|skipped: no $xy series")
+		continue
+	fi
+	dir=$cache/$pkg-$ver
+	if [ ! -f "$dir/.complete" ]; then
+		t0=$(date +%s)
+		if ! extract "$pkg" "$ver" "$dir"; then
+			ktap_fail "$name: series could not be checked, download or extraction failed" \
+				"$(tail -n 5 "$work/log")"
+			results+=("$name|not checked: download failed")
+			rm -rf "$work/dl" "$dir.new"
+			continue
+		fi
+		echo "# $name: downloaded and extracted in $(($(date +%s) - t0)) s"
+	fi
+	pick_series "$xy" "$ver" "$upver"
+	rm -rf "$work/tree"
+	cp -a "$dir" "$work/tree"
+	n=0 bad="" log=""
+	for p in ${patches[@]+"${patches[@]}"}; do
+		n=$((n + 1))
+		if [ ! -f "$patchroot/$xy/$p" ]; then
+			bad="$p (#$n) is missing" log=""
+			break
+		fi
+		if ! log=$(patch -d "$work/tree" -p1 --fuzz=0 --batch --forward --dry-run \
+				-i "$patchroot/$xy/$p" 2>&1); then
+			bad="$p (#$n) does not apply"
+			break
+		fi
+		patch -d "$work/tree" -p1 --fuzz=0 --batch --forward --no-backup-if-mismatch \
+			--reject-file=- -i "$patchroot/$xy/$p" >/dev/null 2>&1 || {
+			bad="$p (#$n) does not apply"
+			break
+		}
+	done
+	src="${series#"$patchroot/"}"
+	[ "$noverride" -eq 0 ] || src+=", $noverride from $xy/$override/"
+	if [ -z "$bad" ]; then
+		ktap_ok "$name: all $n patch(es) of $src apply"
+		results+=("$name|applies ($n/$n, $src)")
+	else
+		ktap_fail "$name: $bad ($src)" "$(echo "$log" | grep -E 'FAILED|malformed|not found|No file' | head -n 10)"
+		results+=("$name|FAILS: $bad")
+	fi
+done
+rm -rf "$work/tree"
+
+echo "# summary (series: $patchroot):"
+for r in "${results[@]}"; do
+	printf '#   %-38s %s\n' "${r%%|*}" "${r#*|}"
+done
+ktap_done
