@@ -12,12 +12,22 @@
 #            ext4: drop-in module with the stock name (no rename)
 #   OUT      output tree (default: ext4-backport/build/$FLAVOUR, which is where
 #            ext4-backport/Kbuild looks; gitignored)
+# Option:
+#   --check  only tell whether the tree can be prepared: every refusal, then extract,
+#            patch, rename and generate the Kbuild in a temporary dir, which is
+#            deleted; OUT is neither read nor written. Same exit codes and messages.
+#            (packaging/dkms/check.sh asks this before DKMS builds for a new kernel.)
 # Overrides, for tests and unusual setups:
 #   EXT4X_KBUILD         kernel build (headers) dir (default /lib/modules/$KVER/build)
 #   EXT4X_SRCDIR         where linux-source-X.Y.tar.xz lives (default /usr/src)
 #   EXT4X_PATCHDIR       patch series root (default ext4-backport/patches)
 #   EXT4X_HEADERS_DEBVER Debian version of the headers (default: from dpkg; "" = none)
 #   EXT4X_SOURCE_DEBVER  Debian version of the source tarball (default: from dpkg)
+#
+# Patches: patches/X.Y/series, or a per-version override in patches/X.Y/V/ where V is
+# the kernel's Debian version (6.1.192-3), else its upstream version (6.1.192): a
+# patch file there replaces the series entry of the same name, and a series file
+# there replaces the series (see README.md, "Per-version overrides").
 #
 # Exit status: 0 done or already up to date; 2 refused (missing or mismatched source,
 # unsupported kernel, bad settings); 1 a step failed (patch, rename, check).
@@ -30,11 +40,13 @@ prog_version=1
 refuse() { echo "ext4x: $*" >&2; exit 2; }
 die() { echo "ext4x: $*" >&2; exit 1; }
 
+check_only=0
 for arg in "$@"; do
 	case $arg in
 	KVER=*|KSRC=*|OUT=*|FLAVOUR=*|EXT4X_*=*) export "${arg?}" ;;
+	--check) check_only=1 ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-	*) refuse "unknown argument '$arg' (expected KVER=, KSRC=, OUT=, FLAVOUR=)" ;;
+	*) refuse "unknown argument '$arg' (expected KVER=, KSRC=, OUT=, FLAVOUR=, --check)" ;;
 	esac
 done
 
@@ -84,7 +96,8 @@ target_paren="$hver${hdeb:+ (Debian $hdeb)}"  # 6.1.192 (Debian 6.1.192-3)
 
 # ---- patch series for X.Y ----------------------------------------------------------
 patchroot=${EXT4X_PATCHDIR:-$here/patches}
-series=$patchroot/$xy/series
+xydir=$patchroot/$xy
+series=$xydir/series
 if [ ! -f "$series" ]; then
 	# No series at all is an answer too ("have: none"), not a pipefail exit.
 	have=$(cd "$patchroot" 2>/dev/null && for s in */series; do
@@ -92,14 +105,40 @@ if [ ! -f "$series" ]; then
 	done | sort -V | paste -sd, | sed 's/,/, /g') || have=''
 	refuse "no patch series for kernel $xy (have: ${have:-none})"
 fi
-# series entries: one file name per line, '#' comments, blank lines ignored
-mapfile -t patches < <(sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$series")
-for p in ${patches[@]+"${patches[@]}"}; do
+# Per-version override: X.Y/<Debian version>/, else X.Y/<upstream version>/ (the
+# Debian version of the headers, which the source must match, see below).
+override=''
+for v in ${hdeb:+"$hdeb"} "$hver"; do
+	case $v in */* | .*) continue ;; esac
+	if [ -d "$xydir/$v" ]; then override=$v; break; fi
+done
+[ -z "$override" ] || [ ! -f "$xydir/$override/series" ] || series=$xydir/$override/series
+# series entries: one file name per line, '#' comments, blank lines ignored;
+# patches[] holds each one's path relative to X.Y/ (the override's file if it has one)
+mapfile -t entries < <(sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$series")
+patches=()
+for p in ${entries[@]+"${entries[@]}"}; do
 	case $p in
 	*[[:space:]]*) refuse "$series: entry '$p': only a file name per line is supported (patches apply with -p1)" ;;
 	esac
-	[ -f "$patchroot/$xy/$p" ] || refuse "$series: patch $xy/$p not found"
+	if [ -n "$override" ] && [ -f "$xydir/$override/$p" ]; then
+		patches+=("$override/$p")
+	elif [ -f "$xydir/$p" ]; then
+		patches+=("$p")
+	else
+		refuse "$series: patch $xy/$p not found${override:+ (nor in $xy/$override/)}"
+	fi
 done
+# An override file that replaces nothing is a mistake (a typo, a renamed patch):
+# refuse it rather than build without it.
+if [ -n "$override" ]; then
+	while IFS= read -r -d '' f; do
+		f=${f#"$xydir/$override/"}
+		case $f in series | README* | *~ | *.orig | *.rej) continue ;; esac  # (as mkdkmssrc.sh)
+		printf '%s\n' ${patches[@]+"${patches[@]}"} | grep -qxF -- "$override/$f" ||
+			refuse "$xydir/$override/$f replaces no entry of $series: an override file must have the name of the series entry it replaces"
+	done < <(find "$xydir/$override" -type f -print0)
+fi
 
 # ---- kernel source: KSRC tree or the linux-source-X.Y tarball -----------------------
 if [ -n "${KSRC:-}" ]; then
@@ -145,14 +184,7 @@ autoconf=$kbuild/include/config/auto.conf
 ext4_config=$(grep -E '^CONFIG_EXT4_[A-Z0-9_]+=' "$autoconf" | sort || true)
 
 # ---- output location and cache stamp ------------------------------------------------
-OUT=${OUT:-$here/build/$FLAVOUR}
-case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
-outparent=$(dirname "$OUT")
-mkdir -p "$outparent"
-outparent=$(cd "$outparent" && pwd -P)
-OUT=$outparent/$(basename "$OUT")
-
-series_id=$( (cd "$patchroot/$xy" && sha256sum series ${patches[@]+"${patches[@]}"}) | sha256sum | cut -c1-64)
+series_id=$( (cd "$xydir" && sha256sum "${series#"$xydir/"}" ${patches[@]+"${patches[@]}"}) | sha256sum | cut -c1-64)
 tools_id=$( (cd "$here" && sha256sum prepare.sh rename.sh rename-globals.txt) | sha256sum | cut -c1-64)
 stamp_text="ext4x-prepare $prog_version
 flavour $FLAVOUR
@@ -164,21 +196,34 @@ series $xy $series_id
 tools $tools_id
 config $(echo "$ext4_config" | sha256sum | cut -c1-64)"
 
-# one prepare at a time per output parent (parallel make, DKMS)
-exec 9>"$outparent/.prepare.lock"
-flock 9
-
-if [ -f "$OUT/.ext4x-stamp" ] && [ "$(cat "$OUT/.ext4x-stamp")" = "$stamp_text" ]; then
-	echo "ext4x: $OUT is up to date ($FLAVOUR for $KVER from $source_desc)"
-	exit 0
-fi
-
-tmp=$(mktemp -d "$outparent/.$(basename "$OUT").new.XXXXXX")
 old=""
+if [ "$check_only" = 1 ]; then
+	# a private scratch dir; OUT is not looked at
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/ext4x-check.XXXXXX")
+else
+	OUT=${OUT:-$here/build/$FLAVOUR}
+	case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
+	outparent=$(dirname "$OUT")
+	mkdir -p "$outparent"
+	outparent=$(cd "$outparent" && pwd -P)
+	OUT=$outparent/$(basename "$OUT")
+
+	# one prepare at a time per output parent (parallel make, DKMS)
+	exec 9>"$outparent/.prepare.lock"
+	flock 9
+
+	if [ -f "$OUT/.ext4x-stamp" ] && [ "$(cat "$OUT/.ext4x-stamp")" = "$stamp_text" ]; then
+		echo "ext4x: $OUT is up to date ($FLAVOUR for $KVER from $source_desc)"
+		exit 0
+	fi
+	tmp=$(mktemp -d "$outparent/.$(basename "$OUT").new.XXXXXX")
+fi
 cleanup() { rm -rf "$tmp" ${old:+"$old"}; }
 trap cleanup EXIT
 
-echo "ext4x: preparing $FLAVOUR for $KVER ($target_desc) from $source_desc"
+if [ "$check_only" = 1 ]; then doing=checking; else doing=preparing; fi
+echo "ext4x: $doing $FLAVOUR for $KVER ($target_desc) from $source_desc"
+[ -z "$override" ] || echo "ext4x: per-version override $xydir/$override"
 
 # ---- extract: fs/ext4 and the ext4 trace header only --------------------------------
 if [ -n "${KSRC:-}" ]; then
@@ -198,7 +243,7 @@ n=0
 for p in ${patches[@]+"${patches[@]}"}; do
 	n=$((n + 1))
 	if ! log=$(patch -d "$tmp" -p1 --fuzz=0 --batch --forward --no-backup-if-mismatch \
-			--reject-file=- -i "$patchroot/$xy/$p" 2>&1); then
+			--reject-file=- -i "$xydir/$p" 2>&1); then
 		echo "$log" | sed 's/^/  | /'  # context on stdout; the error is one line
 		die "patch $xy/$p (#$n in $series) does not apply to $source_desc"
 	fi
@@ -206,7 +251,7 @@ done
 [ "$n" -eq 0 ] || echo "ext4x: applied $n patch(es) from $series"
 
 # ---- rename and generate the Kbuild ---------------------------------------------------
-proj_rel=$(realpath -m --relative-to="$OUT/fs/ext4" "$here/..")
+proj_rel=$(realpath -m --relative-to="${OUT:-$here/build/$FLAVOUR}/fs/ext4" "$here/..")
 
 kbuild_header() {
 	echo "# Generated by ext4-backport/prepare.sh for $KVER ($target_desc), FLAVOUR=$FLAVOUR,"
@@ -249,6 +294,11 @@ fi
 rm -f "$tmp/fs/ext4/Makefile"
 grep -qE "^obj-\\\$\\(CONFIG_$( [ "$FLAVOUR" = ext4x ] && echo EXT4X || echo EXT4)_FS\\)[[:space:]]*\\+=[[:space:]]*$FLAVOUR\\.o" "$tmp/fs/ext4/Kbuild" ||
 	die "generated Kbuild does not build $FLAVOUR.o: fs/ext4/Makefile changed shape"
+
+if [ "$check_only" = 1 ]; then
+	echo "ext4x: $FLAVOUR can be prepared for $KVER from $source_desc (checked, nothing kept)"
+	exit 0
+fi
 
 # ---- publish ----------------------------------------------------------------------
 printf '%s\n' "$stamp_text" >"$tmp/.ext4x-stamp"

@@ -4,7 +4,7 @@
 # and by `make deb` (the tree the .deb ships under /usr/src).
 # Usage: packaging/mkdkmssrc.sh DEST
 #
-# Contents: Kbuild, VERSION, dkms.conf, dkms-pre-build.sh, percpu_stats/ and
+# Contents: Kbuild, VERSION, dkms.conf, dkms-pre-build.sh, dkms-check.sh, percpu_stats/ and
 # mbcache2/ (Kbuild, *.c, *.h), ext4-backport/ (Kbuild, prepare.sh, rename.sh,
 # rename-globals.txt, patches/). Never tests, benchmarks, docs or build output:
 # the kernel's ext4 source is extracted at build time by prepare.sh.
@@ -39,6 +39,7 @@ rm -rf "$dest"
 mkdir -p "$dest"
 cp --parents -p -t "$dest" "${files[@]}"
 install -m 755 packaging/dkms/pre-build.sh "$dest/dkms-pre-build.sh"
+install -m 755 packaging/dkms/check.sh "$dest/dkms-check.sh"
 sed -e "s/@VERSION@/$version/g" -e "s/@KERNEL_RE@/${kernel_re//\\/\\\\}/g" \
 	-e "s/@SERIES@/$have/g" packaging/dkms/dkms.conf.in >"$dest/dkms.conf"
 chmod -R u=rwX,go=rX "$dest"

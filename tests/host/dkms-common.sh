@@ -1,13 +1,13 @@
 # shellcheck shell=bash
-# Shared by tests/host/test-dkms.sh and test-deb.sh: KTAP output (tests/lib/ktap.sh), the one lock
-# both take (they register the same DKMS module), and a before/after snapshot of
-# /lib/modules/KVER and /var/lib/dkms. Source it; it defines functions only.
+# Shared by tests/host/test-dkms.sh, test-deb.sh and test-kernel-update.sh: KTAP output
+# (tests/lib/ktap.sh), the one lock they take (they register the same DKMS module),
+# and a before/after snapshot of /lib/modules/KVER and /var/lib/dkms. Source it; it
+# defines functions only.
 
 # shellcheck source=tests/lib/ktap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/ktap.sh"
 
-# One DKMS test at a time on this machine (test-dkms.sh and test-deb.sh both
-# add ext4x to the one DKMS tree).
+# One DKMS test at a time on this machine (they all add ext4x to the one DKMS tree).
 dkms_test_lock() {
 	exec 8>"${EXT4X_DKMS_LOCK:-/tmp/ext4x-dkms-test.lock}"
 	if ! flock -n 8; then
