@@ -57,6 +57,9 @@ ext4x|ext4) ;;
 esac
 
 # ---- target kernel: release, headers, version ------------------------------------
+# set but empty is a caller's bug (a Kbuild variable the kernel no longer
+# provides, say), never a reason to build for the running kernel instead
+[ "${EXT4X_KBUILD-unset}" != "" ] || refuse "EXT4X_KBUILD is set but empty"
 if [ -z "${KVER:-}" ]; then
 	if [ -n "${EXT4X_KBUILD:-}" ] && [ -f "$EXT4X_KBUILD/include/generated/utsrelease.h" ]; then
 		KVER=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$EXT4X_KBUILD/include/generated/utsrelease.h")

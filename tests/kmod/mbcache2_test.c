@@ -939,11 +939,11 @@ static bool test_concurrency(void)
 	 * may still be evicting: the counts agree once it has finished
 	 * (seen on 6.12, whose scheduler runs the work later).
 	 */
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < 100; i++) {
 		mbcache2_get_stats(c, &st);
 		if (st.entries == mbcache2_count(c))
 			break;
-		msleep(10);
+		msleep(20);
 	}
 	ktap_diag("concurrency: %u threads, %lu ops", started, ops);
 	ktap_diag("concurrency: %llu inserts %llu evictions %llu deletes %llu left",
