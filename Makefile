@@ -7,6 +7,8 @@
 #                        every supported kernel ($(KVERS))
 #   make check-6.1       the same on one series' kernel (check-6.12, ...)
 #   make check-long      the long reliability runs (docs/RELIABILITY.md)
+#   make check-trixie    Debian 13: a trixie chroot installs the .deb through
+#                        DKMS, its modules boot on trixie's own kernel
 #   make bench-percpu    percpu_stats microbenchmark in the guest
 #   make bench-mbcache2  stock mbcache against mbcache2 in the guest
 #   make demo            stock ext4 against ext4x in the guest (docs/COMPARE.md)
@@ -148,3 +150,11 @@ check-long: deps
 
 check-long-run:
 	tests/check.sh --long $(KVERS)
+
+# make check-trixie: the suite on Debian 13 as a trixie user gets it
+# (tests/trixie/README.md): a cached trixie chroot in build/trixie, the
+# ext4x-dkms .deb installed in it, its DKMS modules booted on trixie's own
+# kernel. REBUILD=1 makes the chroot anew (a newer trixie kernel).
+.PHONY: check-trixie
+check-trixie: deps
+	tests/trixie/check-trixie.sh $(if $(REBUILD),--rebuild)

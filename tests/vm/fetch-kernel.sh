@@ -2,20 +2,44 @@
 # Download Debian's linux-image-KVER and extract it (never install it) into
 #   ${EXT4X_CACHE:-/var/cache/ext4x-test}/kernel/KVER/root
 # Prints that root directory (holding boot/vmlinuz-KVER and lib/modules/KVER).
-# Usage: fetch-kernel.sh [KVER]
+# Usage: fetch-kernel.sh [--dpkg-root DIR] [KVER]
+#   --dpkg-root DIR  the kernel of another Debian root (a chroot, e.g. the
+#                    Debian 13 one of tests/trixie): the expected version is
+#                    that of linux-headers-KVER in DIR's dpkg database, and
+#                    apt-get download runs in DIR (chroot), with DIR's
+#                    sources. Default: $EXT4X_DPKG_ROOT; unset: this host.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/vm/common.sh
 . "$here/common.sh"
 
+droot=${EXT4X_DPKG_ROOT:-}
+if [ "${1:-}" = --dpkg-root ]; then
+	[ $# -ge 2 ] || die "missing value for --dpkg-root"
+	droot=$2
+	shift 2
+fi
+if [ -n "$droot" ]; then
+	[ -f "$droot/var/lib/dpkg/status" ] ||
+		die "--dpkg-root $droot: not a Debian root (no var/lib/dpkg/status)"
+	droot=$(cd "$droot" && pwd)
+	[ $# -ge 1 ] || die "--dpkg-root needs the kernel release KVER"
+fi
 kver=${1:-$(default_kver)}
 dir=$(cache_root)/kernel/$kver
 root=$dir/root
 stamp=$dir/extracted.stamp
 pkg=linux-image-$kver
 
-want=$(installed_version "linux-headers-$kver")
-[ -n "$want" ] || die "linux-headers-$kver is not installed (run tests/vm/deps.sh $kver)"
+if [ -n "$droot" ]; then
+	want=$({ dpkg-query --admindir="$droot/var/lib/dpkg" -W \
+		-f='${db:Status-Abbrev} ${Version}' "linux-headers-$kver" 2>/dev/null ||
+		true; } | sed -n 's/^ii  *//p')
+	[ -n "$want" ] || die "linux-headers-$kver is not installed in $droot"
+else
+	want=$(installed_version "linux-headers-$kver")
+	[ -n "$want" ] || die "linux-headers-$kver is not installed (run tests/vm/deps.sh $kver)"
+fi
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
 	[ -f "$root/boot/vmlinuz-$kver" ]; then
@@ -26,23 +50,41 @@ fi
 mkdir -p "$dir"
 rm -rf "$root" "$stamp" "$dir"/dl
 mkdir -p "$dir/dl"
-info "downloading $pkg"
+info "downloading $pkg${droot:+ in $droot}"
 # apt-get download writes into the current directory and, as root, drops
 # privileges to _apt, which must be able to write there.
-(cd "$dir/dl" && chmod 777 . && apt-get download -q "$pkg" >&2) ||
-	die "apt-get download $pkg failed (is $pkg in the archive? try apt-get update)"
+if [ -n "$droot" ]; then
+	# In the other root, with its apt sources and lists, into a directory
+	# of its own that is removed again whatever happens.
+	cdl=$(mktemp -d "$droot/tmp/ext4x-dl.XXXXXX")
+	trap 'rm -rf "$cdl"' EXIT
+	chmod 777 "$cdl"
+	chroot "$droot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		sh -c 'cd "$1" && apt-get download -q "$2"' sh "/tmp/${cdl##*/}" "$pkg" >&2 ||
+		die "apt-get download $pkg in $droot failed (is $pkg in its archive?)"
+	find "$cdl" -maxdepth 1 -name "${pkg}_*.deb" -exec mv -t "$dir/dl" {} +
+	rm -rf "$cdl"
+else
+	(cd "$dir/dl" && chmod 777 . && apt-get download -q "$pkg" >&2) ||
+		die "apt-get download $pkg failed (is $pkg in the archive? try apt-get update)"
+fi
 deb=$(find "$dir/dl" -maxdepth 1 -name "${pkg}_*.deb" | head -n1)
 [ -n "$deb" ] || die "no .deb for $pkg after download"
 
 got=$(dpkg-deb -f "$deb" Version)
 [ "$got" = "$want" ] ||
-	die "$pkg version $got differs from installed linux-headers-$kver $want; modules built against these headers would not match"
+	die "$pkg version $got differs from installed linux-headers-$kver $want${droot:+ (in $droot)}; modules built against these headers would not match"
 
 info "extracting $deb"
 tmp=$dir/root.tmp
 rm -rf "$tmp"
 dpkg-deb -x "$deb" "$tmp"
 [ -f "$tmp/boot/vmlinuz-$kver" ] || die "$deb holds no boot/vmlinuz-$kver"
+# Debian 13's packages ship usr/lib/modules (merged /usr): give the tree
+# the lib -> usr/lib link such a system has, so lib/modules/KVER is found.
+if [ ! -e "$tmp/lib" ] && [ -d "$tmp/usr/lib/modules/$kver" ]; then
+	ln -s usr/lib "$tmp/lib"
+fi
 [ -d "$tmp/lib/modules/$kver" ] || die "$deb holds no lib/modules/$kver"
 # The package ships no modules.dep (its postinst runs depmod); make one so
 # module dependencies can be resolved from the extracted tree.

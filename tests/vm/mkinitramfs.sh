@@ -16,6 +16,8 @@
 #   --extra-tests DIR  also install DIR/*.sh as guest test files
 #   --small            a base without the "big" programs of guest-tools.list
 #                      (fio, stress-ng), for guests with little memory
+#   --dpkg-root DIR    the kernel of another Debian root (fetch-kernel.sh
+#                      --dpkg-root; default $EXT4X_DPKG_ROOT)
 #   Without --out only the base is built; its path is printed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,6 +33,11 @@ while [ $# -gt 0 ]; do
 	--extra-tests) extra=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--small) small=small-; shift ;;
+	--dpkg-root)
+		[ $# -ge 2 ] && [ -d "$2" ] || die "--dpkg-root needs a directory"
+		EXT4X_DPKG_ROOT=$(cd "$2" && pwd)
+		export EXT4X_DPKG_ROOT
+		shift 2 ;;
 	*) die "unknown argument: $1" ;;
 	esac
 done
@@ -111,7 +118,7 @@ build_overlay() {
 			[ ! -e "$stage/usr/lib/modules/$kver/extra/$name" ] ||
 				die "two modules named $name under $moddir"
 			# depmod would pick one of two same-named modules.
-			grep -q "/${name%.ko}\.ko:" "$kroot/lib/modules/$kver/modules.dep" &&
+			grep -qE "/${name%.ko}\.ko(\.(xz|zst|gz))?:" "$kroot/lib/modules/$kver/modules.dep" &&
 				info "warning: $name in $moddir has the name of a distro module"
 			cp "$ko" "$stage/usr/lib/modules/$kver/extra/"
 			n=$((n + 1))

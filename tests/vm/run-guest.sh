@@ -21,6 +21,10 @@
 #   --append ARGS  extra kernel command line arguments (e.g. test parameters)
 #   --small        the small initramfs (no fio, no stress-ng: ~20 MB in place
 #                  of 115 MB unpacked), for a guest with little --mem
+#   --dpkg-root DIR  boot the kernel of another Debian root (a chroot, e.g.
+#                  tests/trixie's Debian 13 one): fetch-kernel.sh checks its
+#                  version against DIR's linux-headers-KVER and downloads it
+#                  there (needs --kver)
 # The last line printed is "N passed, N failed[, N skipped]"; the exit status
 # is non-zero if anything failed. Environment: EXT4X_CACHE (cache root),
 # EXT4X_QUIET=1 (do not stream the console).
@@ -59,10 +63,16 @@ while [ $# -gt 0 ]; do
 	--log) log=$2 ;;
 	--results) results=$2 ;;
 	--append) kargs=$2 ;;
+	--dpkg-root)
+		[ -d "$2" ] || die "--dpkg-root $2: no such directory"
+		EXT4X_DPKG_ROOT=$(cd "$2" && pwd)
+		export EXT4X_DPKG_ROOT ;;
 	*) die "unknown argument: $1" ;;
 	esac
 	shift 2
 done
+[ -n "$kver" ] || [ -z "${EXT4X_DPKG_ROOT:-}" ] ||
+	die "--dpkg-root (or EXT4X_DPKG_ROOT) needs --kver"
 [ -n "$kver" ] || kver=$(default_kver)
 [[ $tests =~ ^[A-Za-z0-9_,.-]+$ ]] || die "bad --tests list: $tests"
 [[ $limit =~ ^[0-9]+$ ]] || die "bad --timeout: $limit"
