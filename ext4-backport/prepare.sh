@@ -71,6 +71,11 @@ kbuild=${EXT4X_KBUILD:-/lib/modules/$KVER/build}
 [ -f "$kbuild/Makefile" ] ||
 	refuse "no kernel headers for $KVER at $kbuild: apt-get install linux-headers-$KVER"
 kbuild=$(cd "$kbuild" && pwd -P)
+# KVER and headers of two different kernels (a KVER left in the environment
+# of a build for another kernel) would prepare one kernel's ext4 for another
+urel=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$kbuild/include/generated/utsrelease.h" 2>/dev/null || true)
+[ -z "$urel" ] || [ "$urel" = "$KVER" ] ||
+	refuse "KVER=$KVER but the headers in $kbuild are for $urel"
 
 # VERSION.PATCHLEVEL.SUBLEVEL[EXTRAVERSION] of a top-level kernel Makefile
 makefile_version() {

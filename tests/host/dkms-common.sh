@@ -68,3 +68,27 @@ ext4x_present() {
 	*) return 0 ;;
 	esac
 }
+
+# dkms_ko DIR NAME: the path of module NAME in DIR, as dkms installed it: NAME.ko,
+# or compressed like the kernel's own modules (6.12's CONFIG_MODULE_COMPRESS_XZ:
+# NAME.ko.xz; also .zst, .gz). Prints nothing and fails if there is none.
+dkms_ko() {
+	local f
+	for f in "$1/$2.ko" "$1/$2.ko.xz" "$1/$2.ko.zst" "$1/$2.ko.gz"; do
+		[ -f "$f" ] && { printf '%s\n' "$f"; return 0; }
+	done
+	return 1
+}
+
+# dkms_ko_copy DIR NAME DEST: NAME's module from DIR as a plain DEST/NAME.ko
+# (the guest image takes uncompressed modules).
+dkms_ko_copy() {
+	local f
+	f=$(dkms_ko "$1" "$2") || return 1
+	case $f in
+	*.xz) xz -dc "$f" >"$3/$2.ko" ;;
+	*.zst) zstd -qdc "$f" >"$3/$2.ko" ;;
+	*.gz) gzip -dc "$f" >"$3/$2.ko" ;;
+	*) cp "$f" "$3/$2.ko" ;;
+	esac
+}

@@ -64,14 +64,17 @@ ktap_check "dkms status: ext4x/$version installed for $kver" bash -c \
 	"dkms status -m ext4x -v '$version' -k '$kver' | grep -q ': installed'"
 dest=/lib/modules/$kver/updates/dkms
 for m in percpu_stats mbcache2 ext4x; do
-	ktap_check "$m.ko in $dest, vermagic $kver" bash -c \
-		"[ -f $dest/$m.ko ] && modinfo -F vermagic $dest/$m.ko | grep -q '^$kver SMP '"
+	ko=$(dkms_ko "$dest" "$m") || ko=$dest/$m.ko
+	ktap_check "${ko##*/} in $dest, vermagic $kver" bash -c \
+		"[ -f $ko ] && modinfo -F vermagic $ko | grep -q '^$kver SMP '"
 done
+ext4x_ko=$(dkms_ko "$dest" ext4x) || ext4x_ko=$dest/ext4x.ko
+mbcache2_ko=$(dkms_ko "$dest" mbcache2) || mbcache2_ko=$dest/mbcache2.ko
 ktap_check "modinfo: ext4x depends on mbcache2,percpu_stats; mbcache2 on percpu_stats" bash -c \
-	"modinfo -F depends $dest/ext4x.ko | tr , '\\n' | grep -qx mbcache2 &&
-	 modinfo -F depends $dest/ext4x.ko | tr , '\\n' | grep -qx percpu_stats &&
-	 [ \"\$(modinfo -F depends $dest/mbcache2.ko)\" = percpu_stats ]"
-ktap_diag "ext4x: $(modinfo -F vermagic "$dest/ext4x.ko" 2>&1); depends: $(modinfo -F depends "$dest/ext4x.ko" 2>&1)"
+	"modinfo -F depends $ext4x_ko | tr , '\\n' | grep -qx mbcache2 &&
+	 modinfo -F depends $ext4x_ko | tr , '\\n' | grep -qx percpu_stats &&
+	 [ \"\$(modinfo -F depends $mbcache2_ko)\" = percpu_stats ]"
+ktap_diag "ext4x: $(modinfo -F vermagic "$ext4x_ko" 2>&1); depends: $(modinfo -F depends "$ext4x_ko" 2>&1)"
 
 ktap_check "apt-get purge ext4x-dkms" bash -c \
 	"DEBIAN_FRONTEND=noninteractive apt-get purge -y ext4x-dkms >'$tmp/purge.log' 2>&1 || { tail -n 25 '$tmp/purge.log'; exit 1; }"

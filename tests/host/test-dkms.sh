@@ -63,10 +63,13 @@ dkms_refused() {
 	fi
 }
 
+# the release as an ERE (6.12.117+deb12-amd64 has a '+')
+kver_re=$(printf '%s' "$kver" | sed 's/[.+]/\\&/g')
+
 # 1. the ext4 source of exactly this kernel is missing (EXT4X_SRCDIR: an empty
 #    /usr/src stand-in; the environment reaches prepare.sh through dkms)
 dkms_refused "missing source: one line naming the package to install and the dkms command" \
-	"^ext4x: ext4x $version is not built for $kver: kernel source for $kver \\([0-9.]+(, Debian [^)]+)?\\) not found: apt-get install linux-source-$xy(=[^,]+)?, or set KSRC=/path/to/linux-[0-9.]+; then: dkms install -m ext4x -v $version -k $kver; until then .*\\(dkms status -m ext4x\\)\$" \
+	"^ext4x: ext4x $version is not built for $kver_re: kernel source for $kver_re \\([0-9.]+(, Debian [^)]+)?\\) not found: apt-get install linux-source-$xy(=[^,]+)?, or set KSRC=/path/to/linux-[0-9.]+; then: dkms install -m ext4x -v $version -k $kver_re; until then .*\\(dkms status -m ext4x\\)\$" \
 	EXT4X_SRCDIR="$tmp/empty" "$kver"
 log=/var/lib/dkms/ext4x/$version/build/make.log
 ktap_check "missing source: skipped before building (exit 77, no make.log)" \
@@ -76,7 +79,7 @@ ktap_check "missing source: nothing built or installed" bash -c \
 # 2. no patch series for the kernel's X.Y (EXT4X_PATCHDIR: a series root with 9.9 only)
 mkdir -p "$tmp/patches/9.9" && : >"$tmp/patches/9.9/series"
 dkms_refused "no patch series: prepare.sh's refusal in one line" \
-	"^ext4x: ext4x $version is not built for $kver: no patch series for kernel $xy \\(have: 9\\.9\\); then: " \
+	"^ext4x: ext4x $version is not built for $kver_re: no patch series for kernel $xy \\(have: 9\\.9\\); then: " \
 	EXT4X_PATCHDIR="$tmp/patches" "$kver"
 # 3. a kernel outside BUILD_EXCLUSIVE_KERNEL: dkms skips it (exit 77) and says why
 fake=6.999.0-1-amd64
@@ -93,14 +96,15 @@ ktap_diag "dkms build took $(($(date +%s) - t0)) s"
 ktap_check "dkms install -m ext4x -v $version -k $kver" dkms install -m ext4x -v "$version" -k "$kver"
 dest=/lib/modules/$kver/updates/dkms
 for m in percpu_stats mbcache2 ext4x; do
-	ktap_check "$m.ko installed in $dest, found by modinfo -k $kver" \
-		bash -c "[ -f $dest/$m.ko ] && [ \"\$(modinfo -k $kver -n $m)\" = $dest/$m.ko ]"
+	ko=$(dkms_ko "$dest" "$m") || ko=$dest/$m.ko
+	ktap_check "${ko##*/} installed in $dest, found by modinfo -k $kver" \
+		bash -c "[ -f $ko ] && [ \"\$(modinfo -k $kver -n $m)\" = $ko ]"
 	ktap_check "$m vermagic is $kver" bash -c "modinfo -k $kver -F vermagic $m | grep -q '^$kver SMP '"
 done
 ktap_check "ext4x depends on mbcache2 and percpu_stats (modinfo, modules.dep)" bash -c \
 	"modinfo -k $kver -F depends ext4x | tr , '\\n' | grep -qx mbcache2 &&
 	 modinfo -k $kver -F depends ext4x | tr , '\\n' | grep -qx percpu_stats &&
-	 grep -q '^updates/dkms/ext4x.ko:.*mbcache2.ko' /lib/modules/$kver/modules.dep"
+	 grep -qE '^updates/dkms/ext4x\\.ko[.a-z]*:.*mbcache2\\.ko' /lib/modules/$kver/modules.dep"
 if grep -q '^CONFIG_MODULE_SIG=y' "/lib/modules/$kver/build/.config" 2>/dev/null; then
 	ktap_check "signed with dkms's MOK (/var/lib/dkms/mok.pub)" bash -c \
 		"for m in percpu_stats mbcache2 ext4x; do [ \"\$(modinfo -k $kver -F signer \$m)\" = 'DKMS module signing key' ] || exit 1; done"
@@ -116,7 +120,9 @@ elif ! command -v qemu-system-x86_64 >/dev/null; then
 	ktap_skip "guest: dkms_modprobe with the DKMS-installed modules" "no qemu-system-x86_64"
 else
 	mkdir -p "$tmp/ko"
-	cp "$dest"/percpu_stats.ko "$dest"/mbcache2.ko "$dest"/ext4x.ko "$tmp/ko/"
+	for m in percpu_stats mbcache2 ext4x; do
+		dkms_ko_copy "$dest" "$m" "$tmp/ko" || echo "# $m: no module in $dest"
+	done
 	EXT4X_QUIET=1 "$top/tests/vm/run-guest.sh" --kver "$kver" --modules "$tmp/ko" \
 		--tests dkms_modprobe --timeout 600 --results "$tmp/guest" >"$tmp/guest.log" 2>&1 && rc=0 || rc=$?
 	total=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/guest.log" | tail -n 1)
