@@ -13,18 +13,10 @@ trap 'rm -rf "$T"' EXIT
 # shellcheck source=tests/lib/ktap.sh
 . "$here/../tests/lib/ktap.sh"
 
-# run ENV... -- ARGS: prepare.sh with only our settings; sets rc, out, err
-run() {
-	local envs=()
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
-	shift
-	env -u KVER -u KSRC -u OUT -u FLAVOUR -u EXT4X_KBUILD -u EXT4X_SRCDIR \
-		-u EXT4X_PATCHDIR -u EXT4X_HEADERS_DEBVER -u EXT4X_SOURCE_DEBVER \
-		TMPDIR="$T/tmpdir" ${envs[@]+"${envs[@]}"} "$prepare" "$@" >"$T/stdout" 2>"$T/stderr"
-	rc=$?
-	out=$(cat "$T/stdout")
-	err=$(cat "$T/stderr")
-}
+# shellcheck source=ext4-backport/tests/lib.sh
+. "$here/tests/lib.sh"
+# prepare.sh's temporary files: a case checks --check leaves none behind
+RUN_TMPDIR=$T/tmpdir
 # result NAME COND...: ok when rc/out/err meet COND (a bash test expression, eval'd)
 result() {
 	local name=$1

@@ -14,19 +14,8 @@ trap 'rm -rf "$T"' EXIT
 # shellcheck source=tests/lib/ktap.sh
 . "$here/../tests/lib/ktap.sh"
 
-# run ENV... -- ARGS: runs prepare.sh with a clean environment for our variables;
-# sets rc, out (stdout), err (stderr)
-run() {
-	local envs=()
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
-	shift
-	env -u KVER -u KSRC -u OUT -u FLAVOUR -u EXT4X_KBUILD -u EXT4X_SRCDIR \
-		-u EXT4X_PATCHDIR -u EXT4X_HEADERS_DEBVER -u EXT4X_SOURCE_DEBVER \
-		${envs[@]+"${envs[@]}"} "$prepare" "$@" >"$T/stdout" 2>"$T/stderr"
-	rc=$?
-	out=$(cat "$T/stdout")
-	err=$(cat "$T/stderr")
-}
+# shellcheck source=ext4-backport/tests/lib.sh
+. "$here/tests/lib.sh"
 
 # expect NAME RC EXACT-STDERR [OUTDIR]: checks rc, that stderr is exactly one line equal
 # to EXACT-STDERR (or matching it as an ERE if it starts with ^), and that OUTDIR still
