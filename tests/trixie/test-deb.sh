@@ -17,8 +17,8 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/trixie/lib.sh
 . "$top/tests/trixie/lib.sh"
-# shellcheck source=tests/lib/ktap.sh
-. "$top/tests/lib/ktap.sh"
+# shellcheck source=tests/host/dkms-common.sh
+. "$top/tests/host/dkms-common.sh"
 
 given=''
 if [ "${1:-}" = --deb ] && [ $# -eq 2 ]; then
@@ -118,16 +118,11 @@ else
 fi
 
 for m in percpu_stats mbcache2 ext4x; do
-	ko=$(find "$troot$dest" -maxdepth 1 -name "$m.ko*" 2>/dev/null | head -n 1)
+	ko=$(dkms_ko "$troot$dest" "$m") || ko=''
 	vm=$( [ -z "$ko" ] || modinfo -F vermagic "$ko" 2>&1)
 	if [ -n "$ko" ] && [[ $vm == "$kver SMP "* ]]; then
 		ktap_ok "$dest/${ko##*/}, vermagic $kver"
-		case $ko in
-		*.ko) cp "$ko" "$out/$m.ko" ;;
-		*.ko.xz) xz -dc "$ko" >"$out/$m.ko" ;;
-		*.ko.zst) zstd -qdc "$ko" >"$out/$m.ko" ;;
-		*.ko.gz) gzip -dc "$ko" >"$out/$m.ko" ;;
-		esac
+		dkms_ko_copy "$troot$dest" "$m" "$out"
 	else
 		ktap_fail "$dest/$m.ko*, vermagic $kver" "file: ${ko:-none}" "vermagic: $vm"
 	fi
