@@ -91,4 +91,18 @@ static inline void mbc2_shrinker_destroy(struct shrinker *shrink)
 
 #endif /* shrinker API */
 
+/*
+ * The entry cache has no constructor (so that slub_debug poisons freed
+ * entries), and a constructor-less 56-byte SLAB_RECLAIM_ACCOUNT cache
+ * would be merged with stock mbcache's, losing its own /proc/slabinfo
+ * line. SLAB_NO_MERGE (6.5) keeps it apart; 6.1 has no such flag, so
+ * there the cache may be an alias of another one: /sys/kernel/slab/
+ * mbcache2_entry still names the cache it lives in.
+ */
+#ifdef SLAB_NO_MERGE
+#define MBC2_SLAB_NO_MERGE	SLAB_NO_MERGE
+#else
+#define MBC2_SLAB_NO_MERGE	0
+#endif
+
 #endif /* _MBCACHE2_COMPAT_H */

@@ -23,12 +23,21 @@
  *    entry whose refcount drops to zero through mbcache2_entry_put() has
  *    already been unhashed: freeing it never touches the cache.
  *
- *  - The capacity (16 entries per bucket, as in mbcache) is divided evenly
- *    between the stripes. An insert that finds its stripe at or above its
- *    share schedules the background trim work, which takes every stripe
- *    above 7/8 of its share down to 7/8; at twice its share the inserter
- *    also reclaims a batch from its own stripe. No cache-wide
- *    counter is read or written on the insert path.
+ *  - The capacity is cache-wide, as in mbcache: 16 entries per bucket,
+ *    whatever stripe they hash to. A stripe may hold any share of it, so
+ *    one hot bucket (thousands of full xattr blocks with the same hash) or
+ *    an unlucky spread of hashes never evicts an entry while the cache as
+ *    a whole is under its limit. The count that decides is kept without a
+ *    cache-wide cacheline on every insert: each stripe folds its net
+ *    change into one atomic_long_t once it reaches +-c_fold entries (1/16
+ *    of a stripe's even share, at least 1), so the folded total is never
+ *    off by more than nr_stripes * (c_fold - 1) entries (896 of 16384 for
+ *    ext4's 1024 buckets). The insert that folds compares that total with
+ *    the limit: at the limit it schedules the trim work, which counts the
+ *    stripes exactly and, only if the cache really is full, scans it down
+ *    to 7/8 of the limit, oldest first in each stripe and each stripe in
+ *    proportion to its size; at twice the limit (the work cannot keep up)
+ *    the inserter scans a batch itself, if its gfp mask lets it sleep.
  *
  *  - Reclaim (shrinker, trim work, mbcache2_shrink()) is second chance per
  *    stripe: the head of a stripe's LRU is freed when it is unreferenced
@@ -82,15 +91,17 @@
 
 /* Longest cache name kept, including the NUL */
 #define MBC2_NAME_LEN		32
-/* Most entries an inserter scans when its stripe is at twice its share */
+/* Most entries an inserter scans when the cache is at twice its limit */
 #define MBC2_SYNC_SHRINK_BATCH	64
 /*
- * The trim work takes every stripe above 7/8 of its share down to 7/8, so
- * that one run makes room for many inserts (about as many as the 1/16 of
- * the whole cache that the stock trim frees) before a stripe reaches its
- * share again and schedules the next run.
+ * The trim work scans a full cache down to 7/8 of its limit, so that one
+ * run makes room for many inserts (twice the 1/16 of the cache that the
+ * stock trim scans) before the next one is needed.
  */
 #define MBC2_TRIM_DIVISOR	8
+/* A stripe folds its count change into the cache total every 1/16 share */
+#define MBC2_FOLD_DIVISOR	16
+#define MBC2_FOLD_MAX		64
 /* Most entries scanned per stripe lock hold */
 #define MBC2_SCAN_CHUNK		64
 
@@ -107,11 +118,15 @@ enum mbc2_event {
 /**
  * struct mbc2_stripe - per-stripe reclaim state, guarded by the stripe lock
  * @s_lru: entries of the stripe, least recently inserted first
- * @s_count: number of entries on @s_lru (and in the stripe's chains)
+ * @s_count: number of entries on @s_lru (and in the stripe's chains);
+ *	read without the lock by mbcache2_count()
+ * @s_unfolded: change of @s_count not yet added to the cache's
+ *	c_folded_count
  */
 struct mbc2_stripe {
 	struct list_head	s_lru;
 	unsigned long		s_count;
+	long			s_unfolded;
 } ____cacheline_aligned_in_smp;
 
 /**
@@ -122,12 +137,15 @@ struct mbc2_stripe {
  * @c_bucket_bits: log2 of the number of hash buckets
  * @c_nr_stripes: number of stripes in use, a power of two
  * @c_max_entries: capacity of the whole cache
- * @c_stripe_limit: capacity of one stripe
+ * @c_fold: how far a stripe's count may drift before it is folded into
+ *	@c_folded_count
+ * @c_folded_count: entries in the cache, give or take
+ *	@c_nr_stripes * (@c_fold - 1); decides when to reclaim
  * @c_shrink_cursor: stripe where the next shrinker scan starts
  * @c_events: event counters (enum mbc2_event); reset from debugfs
  * @c_entries: a single gauge, entries in the cache; never reset
  * @c_shrink: memory pressure shrinker (mbc2_shrinker_create())
- * @c_trim_work: background trim when a stripe exceeds its share
+ * @c_trim_work: background trim when the cache reaches its limit
  * @c_debugfs: the cache's debugfs directory
  * @c_name: name given at creation, '/' replaced by '!'
  */
@@ -138,7 +156,8 @@ struct mbcache2 {
 	unsigned int		c_bucket_bits;
 	unsigned int		c_nr_stripes;
 	unsigned long		c_max_entries;
-	unsigned long		c_stripe_limit;
+	unsigned long		c_fold;
+	atomic_long_t		c_folded_count;
 	unsigned int		c_shrink_cursor;
 	struct percpu_stats	c_events;
 	struct percpu_stats	c_entries;
@@ -169,20 +188,6 @@ static inline spinlock_t *mbc2_lock(struct mbcache2 *cache, unsigned int idx)
 	return bgl_lock_ptr(&cache->c_bgl, idx);
 }
 
-/*
- * The constructor leaves both list nodes unlinked, and every entry goes
- * back to the slab unlinked, so allocation need not initialise them. A
- * cache with a constructor is also never merged with other caches, which
- * gives mbcache2_entry its own line in /proc/slabinfo.
- */
-static void mbc2_entry_ctor(void *obj)
-{
-	struct mbcache2_entry *entry = obj;
-
-	INIT_LIST_HEAD(&entry->e_list);
-	INIT_HLIST_NODE(&entry->e_hash_list);
-}
-
 static struct mbcache2_entry *mbc2_entry_alloc(gfp_t mask, u32 key,
 					       u64 value, bool reusable)
 {
@@ -191,6 +196,8 @@ static struct mbcache2_entry *mbc2_entry_alloc(gfp_t mask, u32 key,
 	entry = kmem_cache_alloc(mbc2_entry_cache, mask);
 	if (!entry)
 		return NULL;
+	INIT_LIST_HEAD(&entry->e_list);
+	INIT_HLIST_NODE(&entry->e_hash_list);
 	/* The only reference is the one the hash table will own */
 	atomic_set(&entry->e_refcnt, 1);
 	entry->e_key = key;
@@ -206,13 +213,32 @@ static void mbc2_entry_free(struct mbcache2_entry *entry)
 	percpu_stats_dec(&mbc2_live, 0);
 }
 
+/*
+ * Change a stripe's entry count by @delta (+1 or -1) under its lock, and
+ * fold the change into the cache total once it reaches c_fold. Returns the
+ * new folded total if this call folded, 0 otherwise.
+ */
+static long mbc2_stripe_count(struct mbcache2 *cache,
+			      struct mbc2_stripe *stripe, long delta)
+{
+	long unfolded = stripe->s_unfolded + delta;
+
+	WRITE_ONCE(stripe->s_count, stripe->s_count + delta);
+	if (abs(unfolded) < cache->c_fold) {
+		stripe->s_unfolded = unfolded;
+		return 0;
+	}
+	stripe->s_unfolded = 0;
+	return atomic_long_add_return(unfolded, &cache->c_folded_count);
+}
+
 /* Caller holds the stripe lock and has just taken the hash reference */
-static void mbc2_unlink(struct mbc2_stripe *stripe,
+static void mbc2_unlink(struct mbcache2 *cache, struct mbc2_stripe *stripe,
 			struct mbcache2_entry *entry)
 {
 	hlist_del_init(&entry->e_hash_list);
 	list_del_init(&entry->e_list);
-	stripe->s_count--;
+	mbc2_stripe_count(cache, stripe, -1);
 }
 
 /*
@@ -244,7 +270,7 @@ static unsigned long mbc2_shrink_stripe(struct mbcache2 *cache,
 				list_move_tail(&entry->e_list, &stripe->s_lru);
 				continue;
 			}
-			mbc2_unlink(stripe, entry);
+			mbc2_unlink(cache, stripe, entry);
 			list_add(&entry->e_list, &dispose);
 			freed++;
 		}
@@ -370,36 +396,37 @@ static unsigned long mbc2_shrink_scan(struct shrinker *shrink,
 	return mbcache2_shrink(cache, sc->nr_to_scan);
 }
 
+/*
+ * The trim work: count the stripes exactly (the folded total that
+ * scheduled it may be high by up to nr_stripes * (c_fold - 1)) and, if the
+ * cache is at its limit, scan it down to 7/8 of it.
+ */
 static void mbc2_trim_worker(struct work_struct *work)
 {
 	struct mbcache2 *cache = container_of(work, struct mbcache2,
 					      c_trim_work);
-	unsigned long low = cache->c_stripe_limit -
-			    cache->c_stripe_limit / MBC2_TRIM_DIVISOR;
-	unsigned int idx;
+	unsigned long low = cache->c_max_entries -
+			    cache->c_max_entries / MBC2_TRIM_DIVISOR;
+	unsigned long count = mbcache2_count(cache);
 
-	for (idx = 0; idx < cache->c_nr_stripes; idx++) {
-		unsigned long count = READ_ONCE(cache->c_stripes[idx].s_count);
-
-		if (count > low)
-			mbc2_shrink_stripe(cache, idx, count - low);
-	}
+	if (count >= cache->c_max_entries)
+		mbcache2_shrink(cache, count - low);
 }
 
-/* Called by an inserter that left its stripe with @count entries */
-static void mbc2_over_limit(struct mbcache2 *cache, unsigned int idx,
-			    unsigned long count)
+/* Called by an inserter whose fold left the cache total at @total */
+static void mbc2_over_limit(struct mbcache2 *cache, gfp_t mask,
+			    unsigned long total)
 {
 	if (!work_pending(&cache->c_trim_work))
 		schedule_work(&cache->c_trim_work);
-	if (count >= 2 * cache->c_stripe_limit)
-		mbc2_shrink_stripe(cache, idx,
-				   min_t(unsigned long, MBC2_SYNC_SHRINK_BATCH,
-					 count - cache->c_stripe_limit));
+	if (total >= 2 * cache->c_max_entries &&
+	    gfpflags_allow_blocking(mask))
+		mbcache2_shrink(cache, MBC2_SYNC_SHRINK_BATCH);
 }
 
 /* Hash @entry unless its (key, value) is present; frees it if it is. */
-static int mbc2_insert(struct mbcache2 *cache, struct mbcache2_entry *entry)
+static int mbc2_insert(struct mbcache2 *cache, gfp_t mask,
+		       struct mbcache2_entry *entry)
 {
 	unsigned int bucket = mbc2_bucket(cache, entry->e_key);
 	unsigned int idx = mbc2_stripe_idx(cache, bucket);
@@ -407,7 +434,7 @@ static int mbc2_insert(struct mbcache2 *cache, struct mbcache2_entry *entry)
 	struct mbc2_stripe *stripe = &cache->c_stripes[idx];
 	spinlock_t *lock = mbc2_lock(cache, idx);
 	struct mbcache2_entry *dup;
-	unsigned long count;
+	long total;
 
 	spin_lock(lock);
 	hlist_for_each_entry(dup, head, e_hash_list) {
@@ -421,13 +448,13 @@ static int mbc2_insert(struct mbcache2 *cache, struct mbcache2_entry *entry)
 	}
 	hlist_add_head(&entry->e_hash_list, head);
 	list_add_tail(&entry->e_list, &stripe->s_lru);
-	count = ++stripe->s_count;
+	total = mbc2_stripe_count(cache, stripe, 1);
 	spin_unlock(lock);
 
 	percpu_stats_inc(&cache->c_events, MBC2_INSERTS);
 	percpu_stats_inc(&cache->c_entries, 0);
-	if (unlikely(count >= cache->c_stripe_limit))
-		mbc2_over_limit(cache, idx, count);
+	if (unlikely(total >= (long)cache->c_max_entries))
+		mbc2_over_limit(cache, mask, total);
 	return 0;
 }
 
@@ -442,9 +469,11 @@ static int mbc2_insert(struct mbcache2 *cache, struct mbcache2_entry *entry)
  *
  * Allocates an entry and hashes it, unless an entry with the same key and
  * value is already in the cache. The new entry is owned by the cache; the
- * caller gets no reference. May reclaim a batch of entries from the
- * entry's stripe if that stripe holds twice its share of the capacity.
+ * caller gets no reference. Schedules the trim work when the cache is at
+ * its limit; at twice the limit also reclaims a batch of entries itself,
+ * if @mask allows blocking.
  *
+ * Context: may sleep if @mask allows blocking; any context otherwise.
  * Return: 0 on success, -EBUSY if (@key, @value) is already cached,
  * -ENOMEM if the allocation failed, -EINVAL for a NULL @cache.
  */
@@ -458,7 +487,7 @@ int mbcache2_entry_create(struct mbcache2 *cache, gfp_t mask, u32 key,
 	entry = mbc2_entry_alloc(mask, key, value, reusable);
 	if (!entry)
 		return -ENOMEM;
-	return mbc2_insert(cache, entry);
+	return mbc2_insert(cache, mask, entry);
 }
 EXPORT_SYMBOL(mbcache2_entry_create);
 
@@ -477,6 +506,7 @@ EXPORT_SYMBOL(mbcache2_entry_create);
  * mbcache2_entry_create() where it usually is not, as a miss here costs a
  * second chain walk.
  *
+ * Context: as mbcache2_entry_create().
  * Return: 0 if an entry was created, -EBUSY if (@key, @value) is already
  * cached, -ENOMEM if the allocation failed, -EINVAL for a NULL @cache.
  */
@@ -509,7 +539,7 @@ int mbcache2_entry_ensure(struct mbcache2 *cache, gfp_t mask, u32 key,
 	entry = mbc2_entry_alloc(mask, key, value, reusable);
 	if (!entry)
 		return -ENOMEM;
-	return mbc2_insert(cache, entry);
+	return mbc2_insert(cache, mask, entry);
 }
 EXPORT_SYMBOL(mbcache2_entry_ensure);
 
@@ -704,7 +734,7 @@ struct mbcache2_entry *mbcache2_entry_delete_or_get(struct mbcache2 *cache,
 		if (entry->e_key != key || entry->e_value != value)
 			continue;
 		if (atomic_cmpxchg(&entry->e_refcnt, 1, 0) == 1) {
-			mbc2_unlink(&cache->c_stripes[idx], entry);
+			mbc2_unlink(cache, &cache->c_stripes[idx], entry);
 			spin_unlock(lock);
 			mbc2_entry_free(entry);
 			percpu_stats_inc(&cache->c_events, MBC2_DELETES);
@@ -877,7 +907,9 @@ struct mbcache2 *mbcache2_create(int bucket_bits, const char *name)
 	cache->c_bucket_bits = bucket_bits;
 	cache->c_nr_stripes = min_t(unsigned long, NR_BG_LOCKS, bucket_count);
 	cache->c_max_entries = bucket_count << 4;
-	cache->c_stripe_limit = cache->c_max_entries / cache->c_nr_stripes;
+	cache->c_fold = clamp_t(unsigned long, cache->c_max_entries /
+				cache->c_nr_stripes / MBC2_FOLD_DIVISOR,
+				1, MBC2_FOLD_MAX);
 	strscpy(cache->c_name, name, sizeof(cache->c_name));
 	strreplace(cache->c_name, '/', '!');
 	bgl_lock_init(&cache->c_bgl);
@@ -962,7 +994,7 @@ void mbcache2_destroy(struct mbcache2 *cache)
 		while (!list_empty(&stripe->s_lru)) {
 			entry = list_first_entry(&stripe->s_lru,
 						 struct mbcache2_entry, e_list);
-			mbc2_unlink(stripe, entry);
+			mbc2_unlink(cache, stripe, entry);
 			if (atomic_dec_and_test(&entry->e_refcnt))
 				mbc2_entry_free(entry);
 			else
@@ -1025,8 +1057,8 @@ static int __init mbcache2_init(void)
 		return err;
 	mbc2_entry_cache = kmem_cache_create("mbcache2_entry",
 					     sizeof(struct mbcache2_entry), 0,
-					     SLAB_RECLAIM_ACCOUNT,
-					     mbc2_entry_ctor);
+					     SLAB_RECLAIM_ACCOUNT |
+					     MBC2_SLAB_NO_MERGE, NULL);
 	if (!mbc2_entry_cache) {
 		percpu_stats_destroy(&mbc2_live);
 		return -ENOMEM;

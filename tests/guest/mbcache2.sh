@@ -31,6 +31,53 @@ expect_fields() {
 	fi
 }
 
+# slab_entry_size: an entry's footprint as the slab allocator reports it,
+# in /proc/slabinfo and /sys/kernel/slab, not as kmem_cache_size() says.
+# The cache has no constructor, so slub_debug=P poisons freed entries (SLUB
+# skips poisoning for caches with one). Without debugging an entry takes
+# exactly its 56 bytes; under slub_debug red zones and tracking add to it.
+slab_entry_size() {
+	_slab=/sys/kernel/slab/mbcache2_entry
+	if [ ! -e $_slab ]; then
+		ktap_fail "slab_cache_in_sysfs" "no $_slab"
+		return
+	fi
+	ktap_check "slab_entry_cache_has_no_constructor" test -z "$(cat $_slab/ctor)"
+	_osize=$(cat $_slab/object_size)
+	_ssize=$(cat $_slab/slab_size)
+	_per=$(cat $_slab/objs_per_slab)
+	_order=$(cat $_slab/order)
+	_dbg=$(($(cat $_slab/sanity_checks) + $(cat $_slab/red_zone) +
+		$(cat $_slab/poison) + $(cat $_slab/store_user)))
+	# name active_objs num_objs objsize objperslab pagesperslab ...
+	_line=$(grep '^mbcache2_entry ' /proc/slabinfo)
+	ktap_diag "sysfs: object_size $_osize slab_size $_ssize objs_per_slab $_per order $_order debug_flags $_dbg" \
+		"slabinfo: ${_line:-none (merged into $(readlink $_slab))}"
+	if [ -n "$_line" ]; then
+		# shellcheck disable=SC2086 # split the slabinfo fields
+		set -- $_line
+		if [ "$4" = "$_ssize" ] && [ "$5" = "$_per" ]; then
+			ktap_ok "slabinfo_agrees_with_sysfs ($4 bytes, $5 per slab)"
+		else
+			ktap_fail "slabinfo_agrees_with_sysfs" "slabinfo $4/$5, sysfs $_ssize/$_per"
+		fi
+	else
+		ktap_skip "slabinfo_agrees_with_sysfs" "cache merged into another"
+	fi
+	if [ "$_dbg" = 0 ]; then
+		_want=$(((4096 << _order) / 56))
+		if [ "$_ssize" = 56 ] && [ "$_per" = "$_want" ]; then
+			ktap_ok "entry_takes_56_bytes_in_slab ($_per per $((4 << _order)) KiB)"
+		else
+			ktap_fail "entry_takes_56_bytes_in_slab" \
+				"slab_size $_ssize, $_per per slab (want 56, $_want)"
+		fi
+	else
+		ktap_check "slub_debug_poisons_entries (object_size 56)" \
+			sh -c "[ $_osize = 56 ] && [ \$(cat $_slab/poison) = 1 ]"
+	fi
+}
+
 # --- mode=hold: a cache with 10 entries, 1 duplicate, 20 lookups, 10 hits
 if modprobe mbcache2_test mode=hold; then
 	stats=$dbg/mbcache2_test-hold/stats
@@ -53,6 +100,8 @@ if modprobe mbcache2_test mode=hold; then
 
 	ktap_check "stock_mbcache_loaded_beside_mbcache2" \
 		sh -c "grep -q '^mbcache ' /proc/modules && grep -q '^mbcache2 ' /proc/modules"
+
+	slab_entry_size
 
 	# Each holder module takes one reference; each cache takes another.
 	ref=$(cat /sys/module/mbcache2/refcnt)

@@ -461,7 +461,7 @@ static bool test_over_limit(void)
 	for (i = 0; i < 5000; i++)
 		ok &= CHECK(mbcache2_entry_create(c, GFP_KERNEL, i, i, true)
 			    == 0);
-	/* Synchronous reclaim bounds each stripe at twice its share */
+	/* Synchronous reclaim bounds the cache at twice its limit */
 	ok &= CHECK(mbcache2_count(c) <= 2 * max);
 	/* The trim work brings it below the limit */
 	for (i = 0; i < 100; i++) {
@@ -478,6 +478,65 @@ static bool test_over_limit(void)
 	ok &= CHECK(st.entries == mbcache2_count(c));
 	mbcache2_destroy(c);
 	return ok;
+}
+
+/*
+ * The limit is the whole cache's: entries that all hash to one stripe, far
+ * beyond that stripe's even share of the capacity, are not evicted while
+ * the cache is under its limit. Both a small cache (each stripe's count is
+ * folded into the total on every change) and ext4's geometry (1024
+ * buckets, 128 stripes, folded every 8) are checked.
+ */
+static bool cache_wide_case(int bits, unsigned long one_key)
+{
+	struct mbcache2 *c = mbcache2_create(bits, "mbcache2_test-wide");
+	unsigned long i, max, count = 0, spread;
+	struct mbcache2_stats st;
+	bool ok = true;
+
+	if (!CHECK(c))
+		return false;
+	max = mbcache2_max_entries(c);
+	/* One key: one bucket, one stripe */
+	for (i = 0; i < one_key; i++)
+		ok &= CHECK(mbcache2_entry_create(c, GFP_KERNEL, 7, i, false)
+			    == 0);
+	/* Then spread keys up to 16 entries below the limit */
+	spread = max - 16 - one_key;
+	for (i = 0; i < spread; i++)
+		ok &= CHECK(mbcache2_entry_create(c, GFP_KERNEL, 1000 + i, i,
+						  true) == 0);
+	msleep(50);
+	settle_stats(c, &st);
+	if (!CHECK(st.evictions == 0 && mbcache2_count(c) == max - 16))
+		ktap_diag("bits %d: %llu evicted, %lu cached of %lu", bits,
+			  st.evictions, mbcache2_count(c), max - 16);
+	ok &= CHECK(st.entries == max - 16);
+
+	/* Over the limit: the trim work takes the cache below it */
+	for (i = 0; i < max / 4; i++)
+		ok &= CHECK(mbcache2_entry_create(c, GFP_KERNEL, 5000 + i, i,
+						  true) == 0);
+	for (i = 0; i < 100; i++) {
+		count = mbcache2_count(c);
+		if (count < max)
+			break;
+		msleep(20);
+	}
+	if (!CHECK(count < max))
+		ktap_diag("bits %d: count %lu, max %lu", bits, count, max);
+	settle_stats(c, &st);
+	ok &= CHECK(st.evictions > 0);
+	ok &= CHECK(st.evictions == st.inserts - st.entries);
+	mbcache2_destroy(c);
+	return ok;
+}
+
+static bool test_cache_wide_limit(void)
+{
+	bool ok = cache_wide_case(4, 200);
+
+	return cache_wide_case(10, 2000) && ok;
 }
 
 static bool test_stats_reset(void)
@@ -990,6 +1049,7 @@ static const struct test_case cases[] = {
 	{ "wait_unused_waits_for_other_user", test_wait_unused, false },
 	{ "touch_gives_second_chance", test_second_chance, true },
 	{ "over_limit_trims_to_capacity", test_over_limit, true },
+	{ "limit_is_cache_wide_not_per_stripe", test_cache_wide_limit, true },
 	{ "stats_and_reset", test_stats_reset, true },
 	{ "entry_size_not_above_stock", test_entry_size, true },
 	{ "null_cache_warns_and_fails", test_null_cache, false },
