@@ -1,8 +1,8 @@
 #!/bin/bash
 # Build the guest initramfs in two layers:
 #  - BASE (cached): busybox, kmod, ndctl, fio, e2fsprogs, attr/acl tools,
-#    their libraries, statx-dax, xattr-load (tests/compare) and the distro
-#    kernel modules the tests need.
+#    their libraries, statx-dax, xattr-share, xattr-load (tests/compare),
+#    and the distro kernel modules the tests need.
 #    Cached under $(cache_root)/initramfs/ keyed on the scripts, KVER and the
 #    versions of the packages it is made from.
 #  - OVERLAY (per run): /init, tests/guest/* as /tests/guest, the
@@ -58,7 +58,8 @@ base_key() {
 		cat "$here/mkinitramfs.sh" "$here/stage-tools.sh" \
 			"$here/stage-modules.sh" "$here/common.sh" \
 			"$here/guest-tools.list" "$here/guest-modules.list" \
-			"$here/statx-dax.c" "$repo/tests/compare/xattr-load.c"
+			"$here/statx-dax.c" "$here/xattr-share.c" \
+			"$repo/tests/compare/xattr-load.c"
 		printf 'kver=%s profile=%s\n' "$kver" "$small"
 		cat "$(cache_root)/kernel/$kver/extracted.stamp"
 		for p in busybox-static kmod ndctl daxctl fio e2fsprogs attr acl stress-ng \
@@ -84,6 +85,7 @@ build_base() {
 		stage=$(mktemp -d "$dir/stage.XXXXXX")
 		"$here/stage-tools.sh" "$stage" ${small:+--small}
 		gcc -static -O2 -Wall -o "$stage/usr/bin/statx-dax" "$here/statx-dax.c"
+		gcc -static -O2 -Wall -o "$stage/usr/bin/xattr-share" "$here/xattr-share.c"
 		gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/xattr-load" \
 			"$repo/tests/compare/xattr-load.c"
 		"$here/stage-modules.sh" "$stage" "$kroot" "$kver"
