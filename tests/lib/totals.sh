@@ -11,9 +11,11 @@ failed=0
 skipped=0
 stage_rows=()
 
-# record NAME P F S: one row of the table.
+# record NAME P F S T0: one row of the table; T0 is $SECONDS when the
+# stage started, so the row also says how long it took.
 record() {
-	stage_rows+=("$(printf '%-22s %-20s %6d %6d %7d' "$kver" "$1" "$2" "$3" "$4")")
+	stage_rows+=("$(printf '%-22s %-20s %6d %6d %7d %7d' "$kver" "$1" "$2" \
+		"$3" "$4" $((SECONDS - $5)))")
 	passed=$((passed + $2))
 	failed=$((failed + $3))
 	skipped=$((skipped + $4))
@@ -23,14 +25,14 @@ record() {
 # and add up its "ok"/"not ok" lines. A non-zero exit with no failing case
 # counts as one failure.
 stage() {
-	local name=$1 log="$results/$1.log" rc p f s
+	local name=$1 log="$results/$1.log" rc p f s t0=$SECONDS
 	shift
 	echo "=== $name ($kver)"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	if [ ! -r "$log" ]; then
 		echo "# $name: its log $log is gone: counted as one failure"
-		record "$name" 0 1 0
+		record "$name" 0 1 0 "$t0"
 		return
 	fi
 	p=$(grep -cE '^ok [0-9]+' "$log")
@@ -40,7 +42,7 @@ stage() {
 		echo "# $name exited $rc without a failing case: counted as one failure"
 		f=1
 	fi
-	record "$name" $((p - s)) "$f" "$s"
+	record "$name" $((p - s)) "$f" "$s" "$t0"
 }
 
 # guest_stage NAME ARGS...: one tests/vm/run-guest.sh run (ARGS added to
@@ -48,7 +50,7 @@ stage() {
 # total line the guest printed. No total, or a non-zero exit with no failing
 # case, counts as one failure.
 guest_stage() {
-	local name=$1 log="$results/$1.log" rc total p f s
+	local name=$1 log="$results/$1.log" rc total p f s t0=$SECONDS
 	shift
 	echo "=== $name ($kver)"
 	"$top/tests/vm/run-guest.sh" --kver "$kver" --modules "$modules" \
@@ -57,7 +59,7 @@ guest_stage() {
 	total=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -z "$total" ]; then
 		echo "# $name printed no total (exit $rc): counted as one failure"
-		record "$name" 0 1 0
+		record "$name" 0 1 0 "$t0"
 		return
 	fi
 	p=$(echo "$total" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
@@ -67,7 +69,7 @@ guest_stage() {
 		echo "# $name run exited $rc: counted as one failure"
 		f=1
 	fi
-	record "$name" "$p" "$f" "${s:-0}"
+	record "$name" "$p" "$f" "${s:-0}" "$t0"
 }
 
 # totals_report: the table and the closing line; returns non-zero if
@@ -75,7 +77,7 @@ guest_stage() {
 totals_report() {
 	local row
 	echo
-	printf '%-22s %-20s %6s %6s %7s\n' kernel stage passed failed skipped
+	printf '%-22s %-20s %6s %6s %7s %7s\n' kernel stage passed failed skipped seconds
 	for row in "${stage_rows[@]}"; do
 		printf '%s\n' "$row"
 	done

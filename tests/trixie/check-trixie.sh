@@ -63,7 +63,7 @@ kver=$(t_env KVER)
 if [ ! -f "$tstamp" ] || [ -z "$kver" ]; then
 	echo "# no trixie chroot: nothing else can run"
 	kver=trixie
-	record rest 0 1 0
+	record rest 0 1 0 "$SECONDS"
 	totals_report
 	exit 1
 fi
@@ -79,7 +79,7 @@ if [ -f "$modules/ext4x.ko" ] && [ -f "$modules/mbcache2.ko" ] && [ -f "$modules
 else
 	echo "=== guest-ext4x ($kver)"
 	echo "# no DKMS-built percpu_stats, mbcache2 and ext4x to boot: counted as one failure"
-	record guest-ext4x 0 1 0
+	record guest-ext4x 0 1 0 "$SECONDS"
 fi
 
 echo
