@@ -162,7 +162,7 @@ run_kmod_test() {
 # module_init prints its table into the kernel log prefixed "bench: ", save
 # the table as /tmp/NAME.md, show it, hand it to the host as NAME.md, check
 # that it ran to its "# end" line, and unload the module. The numbers
-# themselves are never judged.
+# themselves are never judged. $BENCH_NOTE, if set, is added to the table.
 run_kmod_bench() {
 	_mod=$1
 	_name=$2
@@ -176,6 +176,7 @@ run_kmod_bench() {
 	# What the numbers depend on besides our code, so that two runs can be
 	# compared: the kernel command line and the CPU's mitigation state.
 	{
+		[ -z "$BENCH_NOTE" ] || printf '%s\n' "$BENCH_NOTE"
 		echo "# guest cmdline: $(cat /proc/cmdline)"
 		echo "# mitigations: $(grep -H . /sys/devices/system/cpu/vulnerabilities/* 2>/dev/null |
 			sed 's|.*/||' | tr '\n' ';')"
