@@ -39,7 +39,7 @@ echo "KTAP version 1"
 mapfile -t files < <(cd "$top" && git ls-files -- '*.c' '*.h' |
 	grep -v '\.mod\.c$' | sort)
 mapfile -t patches < <(cd "$top" && git ls-files -- 'ext4-backport/patches/*.patch' | sort)
-ktap_plan $((${#files[@]} + ${#patches[@]} + 2))
+ktap_plan $((${#files[@]} + ${#patches[@]} + 3))
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
@@ -87,6 +87,15 @@ if (cd "$top" && shellcheck -x -S warning "${scripts[@]}") >"$out" 2>&1; then
 	ktap_ok "shellcheck clean on our ${#scripts[@]} shell scripts"
 else
 	ktap_fail "shellcheck clean on our ${#scripts[@]} shell scripts" "$(cat "$out")"
+fi
+# The repository speaks of itself only: no tracked file may name a path of
+# the machine it was written on (a workspace, a home directory, a sibling
+# checkout); /tmp, /usr, /lib, /sys and /proc paths are the system's.
+outside='(\.\./shared|(^|[^$A-Za-z0-9_./-])/(work|home)/[A-Za-z])'
+if (cd "$top" && git grep -nE "$outside" -- . ':!tests/static/check.sh') >"$out"; then
+	ktap_fail "no tracked file names a path outside the repository" "$(cat "$out")"
+else
+	ktap_ok "no tracked file names a path outside the repository"
 fi
 echo "# static: $((T_N - T_FAILED)) passed, $T_FAILED failed"
 ktap_done
