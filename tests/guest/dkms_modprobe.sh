@@ -49,7 +49,7 @@ ktap_diag "statistics files:" "$(ls -d /proc/fs/ext4x/pmem0/* /sys/kernel/debug/
 	/sys/kernel/debug/mbcache2/*/* /sys/kernel/debug/percpu_stats* /sys/kernel/debug/percpu_stats/* 2>&1)"
 ktap_check "umount" umount /mnt
 # kmod removes the dependencies in load order and skips one still in use, so a plain
-# `modprobe -r ext4x` leaves percpu_stats behind: name all three (README.md).
+# `modprobe -r ext4x` leaves percpu_stats behind: name all three (docs/INSTALL.md).
 ktap_check "modprobe -r ext4x mbcache2 percpu_stats unloads all three" sh -c \
 	'/sbin/modprobe -r ext4x mbcache2 percpu_stats && ! grep -qE "^(ext4x|mbcache2|percpu_stats) " /proc/modules'
 ktap_check "no kernel warning or BUG" sh -c '! dmesg | grep -E "WARNING:|BUG|Oops|Unknown symbol|disagrees about version"'
