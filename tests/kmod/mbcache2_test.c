@@ -446,10 +446,26 @@ static void settle_stats(struct mbcache2 *c, struct mbcache2_stats *st)
 	}
 }
 
+/* Wait up to 2 s for the trim work to take @c below its limit */
+static bool wait_below_limit(struct mbcache2 *c)
+{
+	unsigned long count = 0, max = mbcache2_max_entries(c);
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		count = mbcache2_count(c);
+		if (count < max)
+			return true;
+		msleep(20);
+	}
+	ktap_diag("count %lu, still not below max %lu", count, max);
+	return false;
+}
+
 static bool test_over_limit(void)
 {
 	struct mbcache2 *c = mbcache2_create(2, "mbcache2_test-limit");
-	unsigned long max, count = 0;
+	unsigned long max;
 	struct mbcache2_stats st;
 	bool ok = true;
 	int i;
@@ -464,14 +480,7 @@ static bool test_over_limit(void)
 	/* Synchronous reclaim bounds the cache at twice its limit */
 	ok &= CHECK(mbcache2_count(c) <= 2 * max);
 	/* The trim work brings it below the limit */
-	for (i = 0; i < 100; i++) {
-		count = mbcache2_count(c);
-		if (count < max)
-			break;
-		msleep(20);
-	}
-	if (!CHECK(count < max))
-		ktap_diag("count %lu, max %lu", count, max);
+	ok &= wait_below_limit(c);
 	settle_stats(c, &st);
 	ok &= CHECK(st.inserts == 5000);
 	ok &= CHECK(st.evictions == 5000 - st.entries);
@@ -490,7 +499,7 @@ static bool test_over_limit(void)
 static bool cache_wide_case(int bits, unsigned long one_key)
 {
 	struct mbcache2 *c = mbcache2_create(bits, "mbcache2_test-wide");
-	unsigned long i, max, count = 0, spread;
+	unsigned long i, max, spread;
 	struct mbcache2_stats st;
 	bool ok = true;
 
@@ -517,14 +526,7 @@ static bool cache_wide_case(int bits, unsigned long one_key)
 	for (i = 0; i < max / 4; i++)
 		ok &= CHECK(mbcache2_entry_create(c, GFP_KERNEL, 5000 + i, i,
 						  true) == 0);
-	for (i = 0; i < 100; i++) {
-		count = mbcache2_count(c);
-		if (count < max)
-			break;
-		msleep(20);
-	}
-	if (!CHECK(count < max))
-		ktap_diag("bits %d: count %lu, max %lu", bits, count, max);
+	ok &= wait_below_limit(c);
 	settle_stats(c, &st);
 	ok &= CHECK(st.evictions > 0);
 	ok &= CHECK(st.evictions == st.inserts - st.entries);
