@@ -85,9 +85,10 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
-#include "../percpu_stats/percpu_stats.h"
+#include <mbcache2/mbcache2.h>
+#include <percpu_stats/percpu_stats.h>
+
 #include "compat.h"
-#include "mbcache2.h"
 
 /* Longest cache name kept, including the NUL */
 #define MBC2_NAME_LEN		32

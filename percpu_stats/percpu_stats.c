@@ -15,7 +15,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
-#include "percpu_stats.h"
+#include <percpu_stats/percpu_stats.h>
 
 /* Objects alive right now, for leak checks; see the debugfs file "live". */
 static atomic_long_t percpu_stats_live = ATOMIC_LONG_INIT(0);

@@ -39,7 +39,8 @@
 #include <linux/prandom.h>
 #include <linux/slab.h>
 
-#include "mbcache2/mbcache2.h"
+#include <mbcache2/mbcache2.h>
+
 #include "bench.h"
 
 static unsigned int rounds = 5;

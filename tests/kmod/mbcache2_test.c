@@ -33,8 +33,9 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include <mbcache2/mbcache2.h>
+
 #include "ktap.h"
-#include "mbcache2/mbcache2.h"
 
 static char *mode = "all";
 module_param(mode, charp, 0444);

@@ -19,7 +19,8 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
-#include "percpu_stats/percpu_stats.h"
+#include <percpu_stats/percpu_stats.h>
+
 #include "bench.h"
 
 static unsigned int rounds = 7;

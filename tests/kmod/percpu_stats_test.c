@@ -19,7 +19,8 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
-#include "percpu_stats/percpu_stats.h"
+#include <percpu_stats/percpu_stats.h>
+
 #include "ktap.h"
 
 static unsigned int lifecycle;
