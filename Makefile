@@ -89,7 +89,7 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
 	rm -rf build ext4-backport/build
 
-# make demo: ext4x-compare (tests/compare, docs/COMPARE.md) in the guest on
+# make demo: ext4x-compare (tools/ext4x-compare, docs/COMPARE.md) in the guest on
 # the emulated NVDIMM, stock ext4 against ext4x; the results directory comes
 # back to $(BUILD_OUT)/demo, the chart is drawn here. deps first and alone,
 # as for check: KVER is only known once the headers are installed.
@@ -98,7 +98,7 @@ demo: deps
 	$(MAKE) demo-run
 
 demo-run: collect
-	tests/compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules $(BUILD_OUT)/demo
+	tools/ext4x-compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules $(BUILD_OUT)/demo
 
 # The ext4x benchmark of the issue tracker: like the demo, with 5 rounds
 # and an xattr load of getxattr/listxattr only (no setxattr), the path
@@ -106,7 +106,7 @@ demo-run: collect
 .PHONY: bench-ext4x
 bench-ext4x: deps
 	$(MAKE) collect
-	tests/compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules \
+	tools/ext4x-compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules \
 		$(BUILD_OUT)/bench-ext4x bench
 
 # ---- DKMS and the Debian package (README.md, "Installing on a real machine") ----------------------------

@@ -1,5 +1,5 @@
 #!/bin/sh
-# ext4x-compare (tests/compare): each refusal (missing device, non-DAX
+# ext4x-compare (tools/ext4x-compare): each refusal (missing device, non-DAX
 # device, existing file system or partition table without --force, mounted
 # device, bad usage) prints its message, exits 3 (2 for usage) and leaves the
 # device's first MiB and the results path untouched; one short round of every
@@ -8,7 +8,7 @@
 # timeout: 240
 . /tests/guest/lib.sh
 
-tool=/tests/compare/ext4x-compare
+tool=/tools/ext4x-compare/ext4x-compare
 dev=/dev/pmem0
 sum1() { dd if="$1" bs=1M count=1 2>/dev/null | md5sum | cut -d' ' -f1; }
 

@@ -1,8 +1,8 @@
 #!/bin/sh
-# The comparison demo and the ext4x benchmark: tests/compare/ext4x-compare,
+# The comparison demo and the ext4x benchmark: tools/ext4x-compare/ext4x-compare,
 # stock ext4 (A) against ext4x (B) on the emulated NVDIMM; every file of its
 # results directory is handed back to the host (run-guest.sh --results).
-# Kernel parameters (tests/compare/run-demo.sh sets them):
+# Kernel parameters (tools/ext4x-compare/run-demo.sh sets them):
 #   ext4x_demo_rounds=N      interleaved rounds (default 3)
 #   ext4x_demo_write_pct=P   xattr load's share of sets (default: the tool's);
 #                            make bench-ext4x uses 5 rounds and 0, a load that
@@ -18,7 +18,7 @@ pct=$(boot_param ext4x_demo_write_pct)
 case $pct in *[!0-9]*) pct='' ;; esac
 
 out=/tmp/ext4x-compare-demo
-if /tests/compare/ext4x-compare --device /dev/pmem0 --rounds "$rounds" \
+if /tools/ext4x-compare/ext4x-compare --device /dev/pmem0 --rounds "$rounds" \
 	--runtime 5 --warmup 2 --size 128 --xattr-files 2000 --xattr-time 5 \
 	${pct:+--xattr-write-pct "$pct"} --no-plot --out "$out"; then
 	ktap_ok "ext4x-compare ran"

@@ -1,13 +1,13 @@
 #!/bin/bash
-# tests/compare on the host (no kernel code runs): plot.sh turns a results
-# file of ext4x-compare (tests/compare/fixtures/demo, from a real guest run)
+# tools/ext4x-compare on the host (no kernel code runs): plot.sh turns a results
+# file of ext4x-compare (tools/ext4x-compare/fixtures/demo, from a real guest run)
 # into a valid PNG; --report rebuilds the same results.json and table.md
 # from runs.tsv under bash, dash and busybox sh; the tool refuses a missing
 # device and a non-block device before doing anything. Prints KTAP.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-tool=$top/tests/compare/ext4x-compare
-fix=$top/tests/compare/fixtures/demo
+tool=$top/tools/ext4x-compare/ext4x-compare
+fix=$top/tools/ext4x-compare/fixtures/demo
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -20,7 +20,7 @@ echo "KTAP version 1"
 if ! command -v gnuplot >/dev/null; then
 	ktap_skip "plot.sh writes a PNG" "no gnuplot (apt-get install gnuplot-nox)"
 else
-	out=$("$top/tests/compare/plot.sh" "$fix/results.json" "$tmp/out.png" 2>&1)
+	out=$("$top/tools/ext4x-compare/plot.sh" "$fix/results.json" "$tmp/out.png" 2>&1)
 	rc=$?
 	sig=$(head -c 8 "$tmp/out.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
 	if [ "$rc" = 0 ] && [ "$sig" = 89504e470d0a1a0a ] && [ -s "$tmp/out.png" ]; then
@@ -29,7 +29,7 @@ else
 		ktap_fail "plot.sh writes a PNG" "exit $rc, signature '$sig'" "$out"
 	fi
 fi
-if ! out=$("$top/tests/compare/plot.sh" "$tmp/none.json" "$tmp/x.png" 2>&1) &&
+if ! out=$("$top/tools/ext4x-compare/plot.sh" "$tmp/none.json" "$tmp/x.png" 2>&1) &&
 	[ ! -e "$tmp/x.png" ]; then
 	ktap_ok "plot.sh fails on a missing results file"
 else

@@ -39,7 +39,7 @@ if [ ! -s "$results/results.json" ]; then
 	echo "demo: the guest handed back no results.json (run-guest.sh exit $rc); see $log" >&2
 	exit 1
 fi
-"$top/tests/compare/plot.sh" "$results/results.json" "$results/results.png"
+"$top/tools/ext4x-compare/plot.sh" "$results/results.json" "$results/results.png"
 echo
 cat "$results/table.md"
 echo
