@@ -2,8 +2,10 @@
 # tools/ext4x-compare on the host (no kernel code runs): plot.sh turns a results
 # file of ext4x-compare (tools/ext4x-compare/fixtures/demo, from a real guest run)
 # into a valid PNG; --report rebuilds the same results.json and table.md
-# from runs.tsv under bash, dash and busybox sh; the tool refuses a missing
-# device and a non-block device before doing anything. Prints KTAP.
+# from runs.tsv under bash, dash and busybox sh; the interval of the ratio
+# matches a worked example; --diff compares two results directories; the
+# tool refuses a missing device and a non-block device before doing
+# anything. Prints KTAP.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tool=$top/tools/ext4x-compare/ext4x-compare
@@ -64,9 +66,10 @@ while IFS= read -r line; do
 	job=$(sed 's/^{"name":"\([^"]*\)".*/\1/' <<<"$line")
 	a=$(sed 's/.*"a":{"median":\([^,]*\),.*/\1/' <<<"$line")
 	b=$(sed 's/.*"b":{"median":\([^,]*\),.*/\1/' <<<"$line")
-	r=$(sed 's/.*"ratio":\([^}]*\)}.*/\1/' <<<"$line")
-	row=$(grep "^| $job |" "$fix/table.md" | tr -d '|' | tr -s ' ')
-	read -r _ _ ta _ _ tb _ _ tr <<<"$row"
+	r=$(sed 's/.*"ratio":\([^,]*\),.*/\1/' <<<"$line")
+	m=$(sed 's/.*"metric":"\([^"]*\)".*/\1/' <<<"$line")
+	row=$(grep "^| $job | $m |" "$fix/table.md" | tr -d '|' | tr -s ' ')
+	read -r _ _ _ ta tb tr _ <<<"$row"
 	[ "$ta $tb $tr" = "$a $b $r" ] || bad="$bad $job(json $a $b $r, table $ta $tb $tr)"
 done < <(grep '^{"name":' "$fix/results.json")
 if [ -z "$bad" ] && grep -q '^{"name":' "$fix/results.json"; then
@@ -75,7 +78,63 @@ else
 	ktap_fail "fixture: JSON jobs and table rows agree" "$bad"
 fi
 
-# 4: refusals that need no device
+# 4: the interval of the ratio, on values whose answer is worked out by
+# hand: A = 101..105, B = 201..205 (iops) gives 25 ratios B/A; with 5 and 5
+# values the exact Mann-Whitney 95 % interval runs from the 3rd smallest
+# (201/104 = 1.933) to the 3rd largest (205/102 = 2.010), confidence
+# 1 - 8/252 = 0.968. clat_p99: A = 11..15, B = 10..14 overlaps: the
+# interval 10/13 .. 14/12 = 0.733 .. 1.167 holds 1. 3 and 3 values allow
+# no 95 % interval at all (the smallest two-sided p is 0.1).
+mw=$tmp/mw
+mkdir -p "$mw"
+echo '{"test":1}' >"$mw/meta.json"
+{
+	printf 'round\tside\tfs\tjob\tmetric\tvalue\tunit\tseconds\n'
+	for i in 1 2 3 4 5; do
+		printf '%s\tA\text4\tj\tiops\t%s\tIOPS\t1\n' "$i" $((100 + i))
+		printf '%s\tB\text4x\tj\tiops\t%s\tIOPS\t1\n' "$i" $((200 + i))
+		printf '%s\tA\text4\tj\tclat_p99\t%s\tus\t1\n' "$i" $((10 + i))
+		printf '%s\tB\text4x\tj\tclat_p99\t%s\tus\t1\n' "$i" $((9 + i))
+		[ "$i" -gt 3 ] && continue
+		printf '%s\tA\text4\tk\tiops\t%s\tIOPS\t1\n' "$i" $((100 + i))
+		printf '%s\tB\text4x\tk\tiops\t%s\tIOPS\t1\n' "$i" $((200 + i))
+	done
+} >"$mw/runs.tsv"
+for sh in bash busybox; do
+	cmd=("$sh")
+	[ "$sh" = busybox ] && cmd=(busybox sh)
+	command -v "$sh" >/dev/null || { ktap_skip "interval under $sh" "no $sh"; continue; }
+	out=$("${cmd[@]}" "$tool" --report "$mw" --no-plot 2>&1)
+	want1='| j | iops | IOPS | 103.0 | 203.0 | 1.971 | 1.933..2.010 | B higher (better) |'
+	want2='| j | clat_p99 | us | 13.0 | 12.0 | 0.923 | 0.733..1.167 | no difference shown |'
+	want3='| k | iops | IOPS | 102.0 | 202.0 | 1.980 | - | too few rounds for an interval |'
+	if grep -qxF "$want1" <<<"$out" && grep -qxF "$want2" <<<"$out" &&
+		grep -qxF "$want3" <<<"$out" && grep -q '"ci":\[1.933,2.010\],"conf":0.968' "$mw/results.json"; then
+		ktap_ok "Mann-Whitney interval of B/A under $sh: worked example"
+	else
+		ktap_fail "Mann-Whitney interval of B/A under $sh: worked example" "$out"
+	fi
+done
+
+# 5: --diff of two results directories: A from the first, B from the second;
+# a directory against itself: B's 201..205 against 201..205, 3rd smallest
+# ratio 202/205 = 0.985, 3rd largest 205/202 = 1.015
+out=$("$tool" --diff "$mw" "$mw" --out "$tmp/diff" --no-plot 2>&1)
+rc=$?
+if [ "$rc" = 0 ] && grep -qxF '| B:j | iops | IOPS | 203.0 | 203.0 | 1.000 | 0.985..1.015 | no difference shown |' <<<"$out"; then
+	ktap_ok "--diff DIR DIR: ratio 1, no difference shown"
+else
+	ktap_fail "--diff DIR DIR: ratio 1, no difference shown" "exit $rc" "$out"
+fi
+out=$("$tool" --diff "$mw" "$tmp/nowhere" --out "$tmp/diff2" 2>&1)
+rc=$?
+if [ "$rc" = 2 ] && grep -q "nowhere has no runs.tsv" <<<"$out" && [ ! -e "$tmp/diff2" ]; then
+	ktap_ok "--diff with a directory without results: exit 2, nothing written"
+else
+	ktap_fail "--diff with a directory without results: exit 2, nothing written" "exit $rc: $out"
+fi
+
+# 6: refusals that need no device
 out=$("$tool" --device "$tmp/nonexistent" --out "$tmp/r1" 2>&1)
 rc=$?
 if [ "$rc" = 3 ] && grep -q "no such device" <<<"$out" && [ ! -e "$tmp/r1" ]; then

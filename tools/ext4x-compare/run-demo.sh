@@ -3,7 +3,7 @@
 # emulated NVDIMM) in the QEMU guest, show its progress lines as they come,
 # then draw the chart from the results the guest handed back and print the
 # table. Usage: run-demo.sh KVER MODULES_DIR RESULTS_DIR [demo|bench]
-# demo (the default): 3 rounds with the tool's xattr mix; bench, behind
+# demo (the default): 4 rounds with the tool's xattr mix; bench, behind
 # `make bench-ext4x`: 5 rounds and an xattr load that only reads. The guest
 # boots without slub_debug: a benchmark measures our code, not the debug
 # allocator.
@@ -13,7 +13,7 @@ kver=${1:?usage: run-demo.sh KVER MODULES_DIR RESULTS_DIR}
 modules=${2:?}
 results=${3:?}
 case ${4:-demo} in
-demo) settings="ext4x_demo_rounds=3" ;;
+demo) settings="ext4x_demo_rounds=4" ;;
 bench) settings="ext4x_demo_rounds=5 ext4x_demo_write_pct=0" ;;
 *) echo "run-demo.sh: unknown mode '$4' (demo or bench)" >&2; exit 2 ;;
 esac
@@ -44,6 +44,6 @@ echo
 cat "$results/table.md"
 echo
 echo "results: $results"
-echo "  table.md results.json results.png runs.tsv progress.log console.log"
+echo "  table.md results.json results.png runs.tsv stats.md progress.log console.log"
 echo "demo: $(($(date +%s) - start))s in the guest step (run-guest.sh exit $rc)"
 exit "$rc"
