@@ -131,7 +131,8 @@ dkms-remove:
 	if [ -n "$$(dkms status -m ext4x -v $(VERSION))" ]; then dkms remove -m ext4x -v $(VERSION) --all; fi
 	rm -rf $(DKMS_SRC)
 
-# ext4x-dkms_VERSION_all.deb in DEB_OUT (needs debhelper and dh-dkms: make deps).
+# ext4x-dkms_VERSION_all.deb and ext4x-tools_VERSION_ARCH.deb (ext4x-compare,
+# its manual page and helpers) in DEB_OUT (needs debhelper and dh-dkms: make deps).
 deb:
 	packaging/mkdeb.sh $(DEB_OUT)
 
@@ -139,6 +140,7 @@ deb:
 dkms-test: deps
 	tests/host/test-dkms.sh $(KVER)
 	tests/host/test-deb.sh $(KVER)
+	tests/host/test-tools-deb.sh
 
 # make check-long: the long variants of the reliability tests (100 power
 # cuts, 300 hostile images, 300 module cycles, 300 s stress and hotplug),
