@@ -3,7 +3,8 @@
 # file of ext4x-compare (tools/ext4x-compare/fixtures/demo, from a real guest run)
 # into a valid PNG; --report rebuilds the same results.json and table.md
 # from runs.tsv under bash, dash and busybox sh; the interval of the ratio
-# matches a worked example; --diff compares two results directories; the
+# matches a worked example; --diff compares two results directories;
+# stats.md sums the statistics snapshots' changes; the
 # tool refuses a missing device and a non-block device before doing
 # anything. Prints KTAP.
 set -uo pipefail
@@ -134,7 +135,29 @@ else
 	ktap_fail "--diff with a directory without results: exit 2, nothing written" "exit $rc: $out"
 fi
 
-# 6: refusals that need no device
+# 6: stats.md from statistics snapshots: the change of every number,
+# summed over the rounds; an unchanged number is left out; a line with
+# several numbers names each by its position
+st=$tmp/st
+mkdir -p "$st"
+cp "$fix/runs.tsv" "$fix/meta.json" "$st/"
+for r in 1 2; do
+	mkdir -p "$st/stats/B/alloc-$r.before" "$st/stats/B/alloc-$r.after"
+	printf 'mballoc:\n\treqs: %s\n\tsame: 7\n\t%s/2 cache hits/misses\n' $((r * 10)) "$r" \
+		>"$st/stats/B/alloc-$r.before/mb_stats"
+	printf 'mballoc:\n\treqs: %s\n\tsame: 7\n\t%s/2 cache hits/misses\n' $((r * 10 + 4)) $((r + 3)) \
+		>"$st/stats/B/alloc-$r.after/mb_stats"
+done
+"$tool" --report "$st" --no-plot >/dev/null 2>&1
+if grep -qxF '| B | alloc | mb_stats | mballoc: reqs: # | 8 |' "$st/stats.md" &&
+	grep -qxF '| B | alloc | mb_stats | mballoc: #/# cache hits/misses [1] | 6 |' "$st/stats.md" &&
+	! grep -q 'same\|\[2\]' "$st/stats.md"; then
+	ktap_ok "stats.md sums the changes of the statistics over the rounds"
+else
+	ktap_fail "stats.md sums the changes of the statistics over the rounds" "$(cat "$st/stats.md" 2>&1)"
+fi
+
+# 7: refusals that need no device
 out=$("$tool" --device "$tmp/nonexistent" --out "$tmp/r1" 2>&1)
 rc=$?
 if [ "$rc" = 3 ] && grep -q "no such device" <<<"$out" && [ ! -e "$tmp/r1" ]; then
