@@ -135,6 +135,18 @@ else
 	ktap_fail "--diff with a directory without results: exit 2, nothing written" "exit $rc: $out"
 fi
 
+# the chart of a results file with intervals and latency: three panels
+if command -v gnuplot >/dev/null; then
+	out=$("$top/tools/ext4x-compare/plot.sh" "$mw/results.json" "$tmp/mw.png" 2>&1)
+	rc=$?
+	sig=$(head -c 8 "$tmp/mw.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
+	if [ "$rc" = 0 ] && [ "$sig" = 89504e470d0a1a0a ]; then
+		ktap_ok "plot.sh draws intervals and the latency panel"
+	else
+		ktap_fail "plot.sh draws intervals and the latency panel" "exit $rc" "$out"
+	fi
+fi
+
 # 6: stats.md from statistics snapshots: the change of every number,
 # summed over the rounds; an unchanged number is left out; a line with
 # several numbers names each by its position
