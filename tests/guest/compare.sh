@@ -118,6 +118,8 @@ ktap_check "meta records clocksource, gtod_reduce, fio, CPU and pmem" sh -c \
 	"grep -q '\"clocksource\":\"[a-z_0-9]*\",\"gtod_reduce\":\(true\|false\)' $out/meta.json &&
 	 grep -q '\"fio\":\"fio-' $out/meta.json && grep -q '\"cpu_model\":\"..*\"' $out/meta.json &&
 	 grep -q '\"pmem_mode\":\"[a-z]' $out/meta.json"
+ktap_check "meta names the B module's file and checksum" \
+	grep -q '"fs_b_module":"/[^"]*ext4x.ko[^"]*","fs_b_vermagic":"[^"]*","fs_b_sha256":"[0-9a-f]\{64\}"' "$out/meta.json"
 ktap_check "latency rows exactly when fio measured latency" sh -c \
 	"if grep -q '\"gtod_reduce\":true' $out/meta.json; then ! grep -q '| clat_p99 |' $out/table.md
 	 else grep -q '^| randread | clat_p99 | us |' $out/table.md; fi"
