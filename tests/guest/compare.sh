@@ -64,9 +64,15 @@ umount /mnt/c
 
 out=/tmp/cmp
 rm -rf "$out"
+# a user's fio job file with a relative file name: it must land on the device
+printf '%s\n' '[global]' ioengine=psync bs=4k size=8M time_based runtime=1 \
+	group_reporting '[userjob]' rw=randwrite filename=userfile >/tmp/user.fio
+mkdir -p /tmp/cwd && cd /tmp/cwd || exit 1
 "$tool" --device "$dev" --force --rounds 1 --runtime 2 --warmup 1 --size 32 \
-	--xattr-files 500 --xattr-time 2 --no-plot --out "$out" >/tmp/cmp.log 2>&1
+	--xattr-files 500 --xattr-time 2 --no-plot --out "$out" \
+	--fio-jobfile /tmp/user.fio --mount-opts noatime >/tmp/cmp.log 2>&1
 rc=$?
+cd / || exit 1
 ktap_diag "$(cat /tmp/cmp.log)"
 if [ "$rc" = 0 ]; then ktap_ok "one round runs"; else ktap_fail "one round runs" "exit $rc"; fi
 ktap_check "results path printed" grep -q "results: $out" /tmp/cmp.log
@@ -112,7 +118,12 @@ ktap_check "fio's JSON kept per side, job and round" sh -c \
 	"for s in A B; do for j in randread randrw alloc; do
 		grep -q '\"fio version\"' $out/raw/\$s/\$j-1.json || exit 1; done; done"
 ktap_check "CPU per I/O measured for every fio job and side" \
-	test "$(grep -c '^1	[AB]	[a-z0-9]*	[a-z]*	cpu_per_io	[0-9.]*	us	' "$out/runs.tsv")" = 6
+	test "$(grep -c '^1	[AB]	[a-z0-9]*	[a-z]*	cpu_per_io	[0-9.]*	us	' "$out/runs.tsv")" = 8
+ktap_check "--fio-jobfile: the user's job ran on both sides, its file on the device" sh -c \
+	"grep -q '^1	A	ext4	jobfile	iops	' $out/runs.tsv &&
+	 grep -q '^1	B	ext4x	jobfile	iops	' $out/runs.tsv &&
+	 test -s $out/raw/B/jobfile-1.json && test ! -e /tmp/cwd/userfile"
+ktap_check "--mount-opts: recorded with dax" grep -q '"mount_opts":"dax,noatime"' "$out/meta.json"
 ktap_diag "meta: $(cat "$out/meta.json")"
 ktap_check "meta records clocksource, gtod_reduce, fio, CPU and pmem" sh -c \
 	"grep -q '\"clocksource\":\"[a-z_0-9]*\",\"gtod_reduce\":\(true\|false\)' $out/meta.json &&
