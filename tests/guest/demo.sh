@@ -1,5 +1,6 @@
 #!/bin/sh
-# The comparison demo and the ext4x benchmark: tools/ext4x-compare/ext4x-compare,
+# The comparison demo and the ext4x benchmark: ext4x-compare (as the
+# ext4x-tools package installs it, else tools/ext4x-compare/ext4x-compare),
 # stock ext4 (A) against ext4x (B) on the emulated NVDIMM; every file of its
 # results directory is handed back to the host (run-guest.sh --results).
 # Kernel parameters (tools/ext4x-compare/run-demo.sh sets them):
@@ -18,8 +19,14 @@ case $rounds in '' | *[!0-9]*) rounds=4 ;; esac
 pct=$(boot_param ext4x_demo_write_pct)
 case $pct in *[!0-9]*) pct='' ;; esac
 
+# the installed command of the ext4x-tools package when run-demo.sh put it
+# in (with its helpers in /usr/libexec/ext4x), else the tree's copy
+tool=/tools/ext4x-compare/ext4x-compare
+[ ! -x /usr/sbin/ext4x-compare ] || tool=/usr/sbin/ext4x-compare
+echo "ext4x-guest: demo runs $tool"
+
 out=/tmp/ext4x-compare-demo
-if /tools/ext4x-compare/ext4x-compare --device /dev/pmem0 --rounds "$rounds" \
+if "$tool" --device /dev/pmem0 --rounds "$rounds" \
 	--runtime 5 --warmup 2 --size 128 --xattr-files 2000 --xattr-time 5 \
 	${pct:+--xattr-write-pct "$pct"} --no-plot --out "$out"; then
 	ktap_ok "ext4x-compare ran"

@@ -6,8 +6,9 @@
 #    Cached under $(cache_root)/initramfs/ keyed on the scripts, KVER and the
 #    versions of the packages it is made from.
 #  - OVERLAY (per run): /init, tests/guest/* as /tests/guest, the
-#    comparison tool tools/ext4x-compare/* as /tools/ext4x-compare, and the
-#    project's built modules as /lib/modules/KVER/extra/*.ko.
+#    comparison tool tools/ext4x-compare/* as /tools/ext4x-compare (and,
+#    with EXT4X_TOOLS_ROOT, the ext4x-tools package's files as installed),
+#    and the project's built modules as /lib/modules/KVER/extra/*.ko.
 # The kernel unpacks concatenated compressed cpio archives in order, so
 # OUT = BASE followed by OVERLAY.
 #
@@ -109,6 +110,15 @@ build_overlay() {
 	cp "$repo/tests/guest/init" "$stage/init"
 	mkdir -p "$stage/tools"
 	cp -r "$repo/tools/ext4x-compare" "$stage/tools/ext4x-compare"
+	# EXT4X_TOOLS_ROOT: the ext4x-tools package unpacked (dpkg -x): its
+	# /usr/sbin/ext4x-compare and /usr/libexec/ext4x, as installed
+	if [ -n "${EXT4X_TOOLS_ROOT:-}" ]; then
+		[ -x "$EXT4X_TOOLS_ROOT/usr/sbin/ext4x-compare" ] ||
+			die "EXT4X_TOOLS_ROOT=$EXT4X_TOOLS_ROOT holds no usr/sbin/ext4x-compare"
+		mkdir -p "$stage/usr/sbin" "$stage/usr/libexec"
+		cp "$EXT4X_TOOLS_ROOT/usr/sbin/ext4x-compare" "$stage/usr/sbin/"
+		cp -r "$EXT4X_TOOLS_ROOT/usr/libexec/ext4x" "$stage/usr/libexec/ext4x"
+	fi
 	if [ -n "$extra" ]; then
 		[ -d "$extra" ] || die "test directory $extra does not exist"
 		cp "$extra"/*.sh "$stage/tests/guest/"
