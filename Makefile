@@ -89,7 +89,7 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
 	rm -rf build ext4-backport/build
 
-# make demo: ext4x-compare (tests/compare, docs/COMPARE.md) in the guest on
+# make demo: ext4x-compare (tools/ext4x-compare, docs/COMPARE.md) in the guest on
 # the emulated NVDIMM, stock ext4 against ext4x; the results directory comes
 # back to $(BUILD_OUT)/demo, the chart is drawn here. deps first and alone,
 # as for check: KVER is only known once the headers are installed.
@@ -98,7 +98,7 @@ demo: deps
 	$(MAKE) demo-run
 
 demo-run: collect
-	tests/compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules $(BUILD_OUT)/demo
+	tools/ext4x-compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules $(BUILD_OUT)/demo
 
 # The ext4x benchmark of the issue tracker: like the demo, with 5 rounds
 # and an xattr load of getxattr/listxattr only (no setxattr), the path
@@ -106,7 +106,7 @@ demo-run: collect
 .PHONY: bench-ext4x
 bench-ext4x: deps
 	$(MAKE) collect
-	tests/compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules \
+	tools/ext4x-compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules \
 		$(BUILD_OUT)/bench-ext4x bench
 
 # Where an xattr read's time goes (function_graph, stock ext4 and ext4x)
@@ -140,7 +140,8 @@ dkms-remove:
 	if [ -n "$$(dkms status -m ext4x -v $(VERSION))" ]; then dkms remove -m ext4x -v $(VERSION) --all; fi
 	rm -rf $(DKMS_SRC)
 
-# ext4x-dkms_VERSION_all.deb in DEB_OUT (needs debhelper and dh-dkms: make deps).
+# ext4x-dkms_VERSION_all.deb and ext4x-tools_VERSION_ARCH.deb (ext4x-compare,
+# its manual page and helpers) in DEB_OUT (needs debhelper and dh-dkms: make deps).
 deb:
 	packaging/mkdeb.sh $(DEB_OUT)
 
@@ -148,6 +149,7 @@ deb:
 dkms-test: deps
 	tests/host/test-dkms.sh $(KVER)
 	tests/host/test-deb.sh $(KVER)
+	tests/host/test-tools-deb.sh
 
 # make check-long: the long variants of the reliability tests (100 power
 # cuts, 300 hostile images, 300 module cycles, 300 s stress and hotplug),

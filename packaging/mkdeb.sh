@@ -1,7 +1,10 @@
 #!/bin/bash
-# Build the ext4x-dkms .deb: stage the DKMS source tree (packaging/mkdkmssrc.sh),
-# add packaging/debian with a changelog made from VERSION, dpkg-buildpackage -b.
+# Build the ext4x-dkms and ext4x-tools .debs: stage the DKMS source tree
+# (packaging/mkdkmssrc.sh) and the sources of ext4x-compare (tools/, with
+# statx-dax.c from the test bench), add packaging/debian with a changelog made
+# from VERSION, dpkg-buildpackage -b.
 # Usage: packaging/mkdeb.sh OUTDIR      -> OUTDIR/ext4x-dkms_VERSION_all.deb
+#                                          OUTDIR/ext4x-tools_VERSION_ARCH.deb
 # Needs debhelper and dh-dkms (tests/vm/deps.sh installs them).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,6 +16,11 @@ stage=$out/ext4x-$version
 
 "$top/packaging/mkdkmssrc.sh" "$stage" >/dev/null
 cp -r "$top/packaging/debian" "$stage/debian"
+tools=$stage/tools/ext4x-compare
+mkdir -p "$tools"
+cp "$top/tools/ext4x-compare/ext4x-compare" "$top/tools/ext4x-compare/ext4x-compare.8" \
+	"$top/tools/ext4x-compare/plot.sh" "$top/tools/ext4x-compare/xattr-load.c" \
+	"$top/tests/vm/statx-dax.c" "$tools/"
 rev=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
 cat >"$stage/debian/changelog" <<EOT
 ext4x ($version) unstable; urgency=medium
@@ -21,7 +29,8 @@ ext4x ($version) unstable; urgency=medium
 
  -- ext4x project <ext4x@localhost>  $(date -R)
 EOT
-rm -f "$out/ext4x-dkms_${version}_all.deb"
+arch=$(dpkg --print-architecture)
+rm -f "$out/ext4x-dkms_${version}_all.deb" "$out/ext4x-tools_${version}_$arch.deb"
 (cd "$stage" && dpkg-buildpackage -b -us -uc) >"$out/build.log" 2>&1 || {
 	tail -n 20 "$out/build.log" >&2
 	echo "mkdeb: dpkg-buildpackage failed (log: $out/build.log)" >&2
@@ -29,3 +38,4 @@ rm -f "$out/ext4x-dkms_${version}_all.deb"
 }
 rm -rf "$stage"
 echo "$out/ext4x-dkms_${version}_all.deb"
+echo "$out/ext4x-tools_${version}_$arch.deb"

@@ -1,14 +1,17 @@
 #!/bin/sh
-# ext4x-compare (tests/compare): each refusal (missing device, non-DAX
+# ext4x-compare (tools/ext4x-compare): each refusal (missing device, non-DAX
 # device, existing file system or partition table without --force, mounted
 # device, bad usage) prints its message, exits 3 (2 for usage) and leaves the
 # device's first MiB and the results path untouched; one short round of every
 # job writes a table, a JSON file and a progress log that agree with each
-# other. Numbers are not judged. The host checks the chart (test-compare-plot).
-# timeout: 240
+# other, keeps fio's JSON per run and side, snapshots the file system
+# statistics around each run (the alloc job moves ext4x's mb_stats) and
+# records what the meta file promises. Numbers are not judged. The host
+# checks the chart and the statistics (test-compare-plot).
+# timeout: 300
 . /tests/guest/lib.sh
 
-tool=/tests/compare/ext4x-compare
+tool=/tools/ext4x-compare/ext4x-compare
 dev=/dev/pmem0
 sum1() { dd if="$1" bs=1M count=1 2>/dev/null | md5sum | cut -d' ' -f1; }
 
@@ -61,22 +64,28 @@ umount /mnt/c
 
 out=/tmp/cmp
 rm -rf "$out"
+# a user's fio job file with a relative file name: it must land on the device
+printf '%s\n' '[global]' ioengine=psync bs=4k size=8M time_based runtime=1 \
+	group_reporting '[userjob]' rw=randwrite filename=userfile >/tmp/user.fio
+mkdir -p /tmp/cwd && cd /tmp/cwd || exit 1
 "$tool" --device "$dev" --force --rounds 1 --runtime 2 --warmup 1 --size 32 \
-	--xattr-files 500 --xattr-time 2 --no-plot --out "$out" >/tmp/cmp.log 2>&1
+	--xattr-files 500 --xattr-time 2 --no-plot --out "$out" \
+	--fio-jobfile /tmp/user.fio --mount-opts noatime >/tmp/cmp.log 2>&1
 rc=$?
+cd / || exit 1
 ktap_diag "$(cat /tmp/cmp.log)"
 if [ "$rc" = 0 ]; then ktap_ok "one round runs"; else ktap_fail "one round runs" "exit $rc"; fi
 ktap_check "results path printed" grep -q "results: $out" /tmp/cmp.log
-ktap_check "live progress: round, side, fs, job, elapsed" \
-	grep -q '^\[round 1/1\] B=ext4x randread: [0-9]* IOPS ([0-9]*s)' /tmp/cmp.log
+ktap_check "live progress: round, side, fs, job, metrics, elapsed" \
+	grep -q '^\[round 1/1\] B=ext4x randread: iops [0-9.]* IOPS.* ([0-9]*s)' /tmp/cmp.log
 ktap_check "table.md, results.json, runs.tsv, progress.log written" \
 	test -s "$out/table.md" -a -s "$out/results.json" -a -s "$out/runs.tsv" -a -s "$out/progress.log"
 
 # Every job of the JSON is a row of the table with the same medians and
-# ratio; every job ran once per side.
+# ratio; every metric was measured once per side.
 consistent() {
 	n=0
-	for job in randread randrw xattr; do
+	for job in randread randrw alloc xattr; do
 		line=$(grep "^{\"name\":\"$job\"" "$out/results.json") ||
 			{ echo "no job $job in results.json"; return 1; }
 		a=${line#*\"a\":\{\"median\":}
@@ -84,26 +93,57 @@ consistent() {
 		b=${line#*\"b\":\{\"median\":}
 		b=${b%%,*}
 		r=${line#*\"ratio\":}
-		r=${r%\}*}
+		r=${r%%,*}
+		m=${line#*\"metric\":\"}
+		m=${m%%\"*}
 		case $line in *'"n":1,'*'"n":1,'*) ;; *) echo "$job: not one run per side: $line"; return 1 ;; esac
-		row=$(grep "^| $job |" "$out/table.md") || { echo "no row for $job"; return 1; }
-		# | job | unit | A med | A min | A max | B med | B min | B max | ratio |
+		row=$(grep "^| $job | $m |" "$out/table.md") || { echo "no row for $job $m"; return 1; }
+		# | job | metric | unit | A median | B median | B/A | interval | verdict |
 		# shellcheck disable=SC2046 # the cells are words
 		set -- $(echo "$row" | tr -d '|')
-		if [ "$3" != "$a" ] || [ "$6" != "$b" ] || [ "$9" != "$r" ]; then
+		if [ "$4" != "$a" ] || [ "$5" != "$b" ] || [ "$6" != "$r" ]; then
 			echo "$job: json A=$a B=$b r=$r, table: $row"
 			return 1
 		fi
 		n=$((n + 1))
 	done
-	rows=$(grep -c '^| [a-z]* | [^ ]* | [0-9]' "$out/table.md")
-	[ "$rows" = "$n" ] || { echo "table has $rows job rows, json $n jobs"; return 1; }
+	rows=$(grep -c '^| [a-z]* | [a-z_0-9.]* | [^ ]* | [0-9]' "$out/table.md")
+	mets=$(grep -c '^{"job":' "$out/results.json")
+	[ "$rows" = "$mets" ] || { echo "table has $rows metric rows, json $mets"; return 1; }
 	runs=$(grep -c '^{"round":' "$out/results.json")
-	[ "$runs" = 6 ] || { echo "$runs runs in results.json, want 6"; return 1; }
+	[ "$runs" = $((mets * 2)) ] || { echo "$runs runs in results.json, want $((mets * 2))"; return 1; }
 }
 ktap_check "table and JSON agree (jobs, medians, ratios, runs)" consistent
+ktap_check "fio's JSON kept per side, job and round" sh -c \
+	"for s in A B; do for j in randread randrw alloc; do
+		grep -q '\"fio version\"' $out/raw/\$s/\$j-1.json || exit 1; done; done"
+ktap_check "CPU per I/O measured for every fio job and side" \
+	test "$(grep -c '^1	[AB]	[a-z0-9]*	[a-z]*	cpu_per_io	[0-9.]*	us	' "$out/runs.tsv")" = 8
+ktap_check "--fio-jobfile: the user's job ran on both sides, its file on the device" sh -c \
+	"grep -q '^1	A	ext4	jobfile	iops	' $out/runs.tsv &&
+	 grep -q '^1	B	ext4x	jobfile	iops	' $out/runs.tsv &&
+	 test -s $out/raw/B/jobfile-1.json && test ! -e /tmp/cwd/userfile"
+ktap_check "--mount-opts: recorded with dax" grep -q '"mount_opts":"dax,noatime"' "$out/meta.json"
+ktap_diag "meta: $(cat "$out/meta.json")"
+ktap_check "meta records clocksource, gtod_reduce, fio, CPU and pmem" sh -c \
+	"grep -q '\"clocksource\":\"[a-z_0-9]*\",\"gtod_reduce\":\(true\|false\)' $out/meta.json &&
+	 grep -q '\"fio\":\"fio-' $out/meta.json && grep -q '\"cpu_model\":\"..*\"' $out/meta.json &&
+	 grep -q '\"pmem_mode\":\"[a-z]' $out/meta.json"
+ktap_check "meta names the B module's file and checksum" \
+	grep -q '"fs_b_module":"/[^"]*ext4x.ko[^"]*","fs_b_vermagic":"[^"]*","fs_b_sha256":"[0-9a-f]\{64\}"' "$out/meta.json"
+# (the user's job file runs as it is, gtod_reduce or not: not judged here)
+ktap_check "latency rows exactly when fio measured latency" sh -c \
+	"if grep -q '\"gtod_reduce\":true' $out/meta.json; then ! grep -q '^| randread | clat_p99 |' $out/table.md
+	 else grep -q '^| randread | clat_p99 | us |' $out/table.md; fi"
+ktap_check "statistics snapshots around every run (es_shrinker_info, mb_stats)" sh -c \
+	"for s in A B; do for w in before after; do
+		test -s $out/stats/\$s/alloc-1.\$w/mb_stats &&
+		test -s $out/stats/\$s/randread-1.\$w/es_shrinker_info || exit 1; done; done"
+ktap_diag "$(cat "$out/stats.md" 2>&1)"
+ktap_check "the alloc job moves ext4x's allocator statistics (stats.md)" \
+	grep -q '^| B | alloc | mb_stats | ' "$out/stats.md"
 ktap_check "device left unmounted" sh -c "! grep -q '^$dev ' /proc/mounts"
 ktap_check "no kernel warning or BUG" sh -c '! dmesg | grep -E "WARNING:|BUG|Oops"'
-for f in results.json table.md; do
+for f in results.json table.md stats.md; do
 	[ -f "$out/$f" ] && ktap_export_file "$out/$f" "compare-$f"
 done

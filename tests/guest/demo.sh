@@ -1,9 +1,11 @@
 #!/bin/sh
-# The comparison demo and the ext4x benchmark: tests/compare/ext4x-compare,
+# The comparison demo and the ext4x benchmark: ext4x-compare (as the
+# ext4x-tools package installs it, else tools/ext4x-compare/ext4x-compare),
 # stock ext4 (A) against ext4x (B) on the emulated NVDIMM; every file of its
 # results directory is handed back to the host (run-guest.sh --results).
-# Kernel parameters (tests/compare/run-demo.sh sets them):
-#   ext4x_demo_rounds=N      interleaved rounds (default 3)
+# Kernel parameters (tools/ext4x-compare/run-demo.sh sets them):
+#   ext4x_demo_rounds=N      interleaved rounds (default 4: the fewest with
+#                            a 95 % interval of the ratio)
 #   ext4x_demo_write_pct=P   xattr load's share of sets (default: the tool's);
 #                            make bench-ext4x uses 5 rounds and 0, a load that
 #                            only reads shared external xattr blocks, the
@@ -13,12 +15,18 @@
 . /tests/guest/lib.sh
 
 rounds=$(boot_param ext4x_demo_rounds)
-case $rounds in '' | *[!0-9]*) rounds=3 ;; esac
+case $rounds in '' | *[!0-9]*) rounds=4 ;; esac
 pct=$(boot_param ext4x_demo_write_pct)
 case $pct in *[!0-9]*) pct='' ;; esac
 
+# the installed command of the ext4x-tools package when run-demo.sh put it
+# in (with its helpers in /usr/libexec/ext4x), else the tree's copy
+tool=/tools/ext4x-compare/ext4x-compare
+[ ! -x /usr/sbin/ext4x-compare ] || tool=/usr/sbin/ext4x-compare
+echo "ext4x-guest: demo runs $tool"
+
 out=/tmp/ext4x-compare-demo
-if /tests/compare/ext4x-compare --device /dev/pmem0 --rounds "$rounds" \
+if "$tool" --device /dev/pmem0 --rounds "$rounds" \
 	--runtime 5 --warmup 2 --size 128 --xattr-files 2000 --xattr-time 5 \
 	${pct:+--xattr-write-pct "$pct"} --no-plot --out "$out"; then
 	ktap_ok "ext4x-compare ran"
@@ -28,4 +36,7 @@ fi
 for f in "$out"/*; do
 	[ -f "$f" ] && ktap_export_file "$f" "${f##*/}"
 done
+# one run's fio JSON as a sample (all of them would slow the console down)
+[ -f "$out/raw/B/randread-1.json" ] &&
+	ktap_export_file "$out/raw/B/randread-1.json" raw-B-randread-1.json
 ktap_check "results.json and table.md written" test -s "$out/results.json" -a -s "$out/table.md"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # CPU hotplug: CPU1 goes offline and online over and over while fio (crc32c
-# verify) and the xattr load (tests/compare/xattr-load) run on ext4x -o dax.
+# verify) and the xattr load (tools/ext4x-compare/xattr-load) run on ext4x -o dax.
 # With the load stopped, the statistics must be exact where the API says
 # so: mbcache2's inserts - deletes - evictions == entries == stripe_entries,
 # and a sum read before offlining CPU1 equals the sum read after it is back

@@ -1,13 +1,16 @@
 #!/bin/bash
-# tests/compare on the host (no kernel code runs): plot.sh turns a results
-# file of ext4x-compare (tests/compare/fixtures/demo, from a real guest run)
+# tools/ext4x-compare on the host (no kernel code runs): plot.sh turns a results
+# file of ext4x-compare (tools/ext4x-compare/fixtures/demo, from a real guest run)
 # into a valid PNG; --report rebuilds the same results.json and table.md
-# from runs.tsv under bash, dash and busybox sh; the tool refuses a missing
-# device and a non-block device before doing anything. Prints KTAP.
+# from runs.tsv under bash, dash and busybox sh; the interval of the ratio
+# matches a worked example; --diff compares two results directories;
+# stats.md sums the statistics snapshots' changes; the
+# tool refuses a missing device and a non-block device before doing
+# anything. Prints KTAP.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-tool=$top/tests/compare/ext4x-compare
-fix=$top/tests/compare/fixtures/demo
+tool=$top/tools/ext4x-compare/ext4x-compare
+fix=$top/tools/ext4x-compare/fixtures/demo
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -20,7 +23,7 @@ echo "KTAP version 1"
 if ! command -v gnuplot >/dev/null; then
 	ktap_skip "plot.sh writes a PNG" "no gnuplot (apt-get install gnuplot-nox)"
 else
-	out=$("$top/tests/compare/plot.sh" "$fix/results.json" "$tmp/out.png" 2>&1)
+	out=$("$top/tools/ext4x-compare/plot.sh" "$fix/results.json" "$tmp/out.png" 2>&1)
 	rc=$?
 	sig=$(head -c 8 "$tmp/out.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
 	if [ "$rc" = 0 ] && [ "$sig" = 89504e470d0a1a0a ] && [ -s "$tmp/out.png" ]; then
@@ -29,7 +32,7 @@ else
 		ktap_fail "plot.sh writes a PNG" "exit $rc, signature '$sig'" "$out"
 	fi
 fi
-if ! out=$("$top/tests/compare/plot.sh" "$tmp/none.json" "$tmp/x.png" 2>&1) &&
+if ! out=$("$top/tools/ext4x-compare/plot.sh" "$tmp/none.json" "$tmp/x.png" 2>&1) &&
 	[ ! -e "$tmp/x.png" ]; then
 	ktap_ok "plot.sh fails on a missing results file"
 else
@@ -64,9 +67,10 @@ while IFS= read -r line; do
 	job=$(sed 's/^{"name":"\([^"]*\)".*/\1/' <<<"$line")
 	a=$(sed 's/.*"a":{"median":\([^,]*\),.*/\1/' <<<"$line")
 	b=$(sed 's/.*"b":{"median":\([^,]*\),.*/\1/' <<<"$line")
-	r=$(sed 's/.*"ratio":\([^}]*\)}.*/\1/' <<<"$line")
-	row=$(grep "^| $job |" "$fix/table.md" | tr -d '|' | tr -s ' ')
-	read -r _ _ ta _ _ tb _ _ tr <<<"$row"
+	r=$(sed 's/.*"ratio":\([^,]*\),.*/\1/' <<<"$line")
+	m=$(sed 's/.*"metric":"\([^"]*\)".*/\1/' <<<"$line")
+	row=$(grep "^| $job | $m |" "$fix/table.md" | tr -d '|' | tr -s ' ')
+	read -r _ _ _ ta tb tr _ <<<"$row"
 	[ "$ta $tb $tr" = "$a $b $r" ] || bad="$bad $job(json $a $b $r, table $ta $tb $tr)"
 done < <(grep '^{"name":' "$fix/results.json")
 if [ -z "$bad" ] && grep -q '^{"name":' "$fix/results.json"; then
@@ -75,7 +79,97 @@ else
 	ktap_fail "fixture: JSON jobs and table rows agree" "$bad"
 fi
 
-# 4: refusals that need no device
+# 4: the interval of the ratio, on values whose answer is worked out by
+# hand: A = 101..105, B = 201..205 (iops) gives 25 ratios B/A; with 5 and 5
+# values the exact Mann-Whitney 95 % interval runs from the 3rd smallest
+# (201/104 = 1.933) to the 3rd largest (205/102 = 2.010), confidence
+# 1 - 8/252 = 0.968. clat_p99: A = 11..15, B = 10..14 overlaps: the
+# interval 10/13 .. 14/12 = 0.733 .. 1.167 holds 1. 3 and 3 values allow
+# no 95 % interval at all (the smallest two-sided p is 0.1).
+mw=$tmp/mw
+mkdir -p "$mw"
+echo '{"test":1}' >"$mw/meta.json"
+{
+	printf 'round\tside\tfs\tjob\tmetric\tvalue\tunit\tseconds\n'
+	for i in 1 2 3 4 5; do
+		printf '%s\tA\text4\tj\tiops\t%s\tIOPS\t1\n' "$i" $((100 + i))
+		printf '%s\tB\text4x\tj\tiops\t%s\tIOPS\t1\n' "$i" $((200 + i))
+		printf '%s\tA\text4\tj\tclat_p99\t%s\tus\t1\n' "$i" $((10 + i))
+		printf '%s\tB\text4x\tj\tclat_p99\t%s\tus\t1\n' "$i" $((9 + i))
+		[ "$i" -gt 3 ] && continue
+		printf '%s\tA\text4\tk\tiops\t%s\tIOPS\t1\n' "$i" $((100 + i))
+		printf '%s\tB\text4x\tk\tiops\t%s\tIOPS\t1\n' "$i" $((200 + i))
+	done
+} >"$mw/runs.tsv"
+for sh in bash busybox; do
+	cmd=("$sh")
+	[ "$sh" = busybox ] && cmd=(busybox sh)
+	command -v "$sh" >/dev/null || { ktap_skip "interval under $sh" "no $sh"; continue; }
+	out=$("${cmd[@]}" "$tool" --report "$mw" --no-plot 2>&1)
+	want1='| j | iops | IOPS | 103.0 | 203.0 | 1.971 | 1.933..2.010 | B higher (better) |'
+	want2='| j | clat_p99 | us | 13.0 | 12.0 | 0.923 | 0.733..1.167 | no difference shown |'
+	want3='| k | iops | IOPS | 102.0 | 202.0 | 1.980 | - | too few rounds for an interval |'
+	if grep -qxF "$want1" <<<"$out" && grep -qxF "$want2" <<<"$out" &&
+		grep -qxF "$want3" <<<"$out" && grep -q '"ci":\[1.933,2.010\],"conf":0.968' "$mw/results.json"; then
+		ktap_ok "Mann-Whitney interval of B/A under $sh: worked example"
+	else
+		ktap_fail "Mann-Whitney interval of B/A under $sh: worked example" "$out"
+	fi
+done
+
+# 5: --diff of two results directories: A from the first, B from the second;
+# a directory against itself: B's 201..205 against 201..205, 3rd smallest
+# ratio 202/205 = 0.985, 3rd largest 205/202 = 1.015
+out=$("$tool" --diff "$mw" "$mw" --out "$tmp/diff" --no-plot 2>&1)
+rc=$?
+if [ "$rc" = 0 ] && grep -qxF '| B:j | iops | IOPS | 203.0 | 203.0 | 1.000 | 0.985..1.015 | no difference shown |' <<<"$out"; then
+	ktap_ok "--diff DIR DIR: ratio 1, no difference shown"
+else
+	ktap_fail "--diff DIR DIR: ratio 1, no difference shown" "exit $rc" "$out"
+fi
+out=$("$tool" --diff "$mw" "$tmp/nowhere" --out "$tmp/diff2" 2>&1)
+rc=$?
+if [ "$rc" = 2 ] && grep -q "nowhere has no runs.tsv" <<<"$out" && [ ! -e "$tmp/diff2" ]; then
+	ktap_ok "--diff with a directory without results: exit 2, nothing written"
+else
+	ktap_fail "--diff with a directory without results: exit 2, nothing written" "exit $rc: $out"
+fi
+
+# the chart of a results file with intervals and latency: three panels
+if command -v gnuplot >/dev/null; then
+	out=$("$top/tools/ext4x-compare/plot.sh" "$mw/results.json" "$tmp/mw.png" 2>&1)
+	rc=$?
+	sig=$(head -c 8 "$tmp/mw.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
+	if [ "$rc" = 0 ] && [ "$sig" = 89504e470d0a1a0a ]; then
+		ktap_ok "plot.sh draws intervals and the latency panel"
+	else
+		ktap_fail "plot.sh draws intervals and the latency panel" "exit $rc" "$out"
+	fi
+fi
+
+# 6: stats.md from statistics snapshots: the change of every number,
+# summed over the rounds; an unchanged number is left out; a line with
+# several numbers names each by its position
+st=$tmp/st
+mkdir -p "$st"
+cp "$fix/runs.tsv" "$fix/meta.json" "$st/"
+for r in 1 2; do
+	mkdir -p "$st/stats/B/alloc-$r.before" "$st/stats/B/alloc-$r.after"
+	printf 'mballoc:\n\treqs: %s\n\tsame: 7\n\t%s/2 cache hits/misses\n' $((r * 10)) "$r" \
+		>"$st/stats/B/alloc-$r.before/mb_stats"
+	printf 'mballoc:\n\treqs: %s\n\tsame: 7\n\t%s/2 cache hits/misses\n' $((r * 10 + 4)) $((r + 3)) \
+		>"$st/stats/B/alloc-$r.after/mb_stats"
+done
+"$tool" --report "$st" --no-plot >/dev/null 2>&1
+if grep -qxF '| B | alloc | mb_stats | mballoc: reqs: # | 8 |' "$st/stats.md" &&
+	grep -qxF '| B | alloc | mb_stats | mballoc: #/# cache hits/misses [1] | 6 |' "$st/stats.md" &&
+	! grep -q 'same\|\[2\]' "$st/stats.md"; then
+	ktap_ok "stats.md sums the changes of the statistics over the rounds"
+else
+	ktap_fail "stats.md sums the changes of the statistics over the rounds" "$(cat "$st/stats.md" 2>&1)"
+fi
+
+# 7: refusals that need no device
 out=$("$tool" --device "$tmp/nonexistent" --out "$tmp/r1" 2>&1)
 rc=$?
 if [ "$rc" = 3 ] && grep -q "no such device" <<<"$out" && [ ! -e "$tmp/r1" ]; then

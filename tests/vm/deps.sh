@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
 # stress-ng: the stress test in the guest (tests/guest/stress.sh).
-# gnuplot-nox: the chart of tests/compare/plot.sh (make demo, host tests).
+# gnuplot-nox: the chart of tools/ext4x-compare/plot.sh (make demo, host tests).
 # sparse, shellcheck: the static checks (tests/static/check.sh).
 pkgs=(qemu-system-x86 busybox-static kmod ndctl fio e2fsprogs cpio attr acl stress-ng
 	xz-utils gcc libc6-dev gnuplot-nox sparse shellcheck)

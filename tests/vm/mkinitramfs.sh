@@ -1,13 +1,14 @@
 #!/bin/bash
 # Build the guest initramfs in two layers:
 #  - BASE (cached): busybox, kmod, ndctl, fio, e2fsprogs, attr/acl tools,
-#    their libraries, statx-dax, xattr-share, xattr-load (tests/compare),
+#    their libraries, statx-dax, xattr-share, xattr-load (tools/ext4x-compare),
 #    and the distro kernel modules the tests need.
 #    Cached under $(cache_root)/initramfs/ keyed on the scripts, KVER and the
 #    versions of the packages it is made from.
 #  - OVERLAY (per run): /init, tests/guest/* as /tests/guest, the
-#    comparison tool tests/compare/* as /tests/compare, and the
-#    project's built modules as /lib/modules/KVER/extra/*.ko.
+#    comparison tool tools/ext4x-compare/* as /tools/ext4x-compare (and,
+#    with EXT4X_TOOLS_ROOT, the ext4x-tools package's files as installed),
+#    and the project's built modules as /lib/modules/KVER/extra/*.ko.
 # The kernel unpacks concatenated compressed cpio archives in order, so
 # OUT = BASE followed by OVERLAY.
 #
@@ -59,7 +60,7 @@ base_key() {
 			"$here/stage-modules.sh" "$here/common.sh" \
 			"$here/guest-tools.list" "$here/guest-modules.list" \
 			"$here/statx-dax.c" "$here/xattr-share.c" \
-			"$repo/tests/compare/xattr-load.c"
+			"$repo/tools/ext4x-compare/xattr-load.c"
 		printf 'kver=%s profile=%s\n' "$kver" "$small"
 		cat "$(cache_root)/kernel/$kver/extracted.stamp"
 		for p in busybox-static kmod ndctl daxctl fio e2fsprogs attr acl stress-ng \
@@ -87,7 +88,7 @@ build_base() {
 		gcc -static -O2 -Wall -o "$stage/usr/bin/statx-dax" "$here/statx-dax.c"
 		gcc -static -O2 -Wall -o "$stage/usr/bin/xattr-share" "$here/xattr-share.c"
 		gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/xattr-load" \
-			"$repo/tests/compare/xattr-load.c"
+			"$repo/tools/ext4x-compare/xattr-load.c"
 		"$here/stage-modules.sh" "$stage" "$kroot" "$kver"
 		pack "$stage" "$base"
 		rm -rf "$stage"
@@ -107,7 +108,17 @@ build_overlay() {
 	mkdir -p "$stage/tests" "$stage/usr/lib/modules/$kver/extra"
 	cp -r "$repo/tests/guest" "$stage/tests/guest"
 	cp "$repo/tests/guest/init" "$stage/init"
-	cp -r "$repo/tests/compare" "$stage/tests/compare"
+	mkdir -p "$stage/tools"
+	cp -r "$repo/tools/ext4x-compare" "$stage/tools/ext4x-compare"
+	# EXT4X_TOOLS_ROOT: the ext4x-tools package unpacked (dpkg -x): its
+	# /usr/sbin/ext4x-compare and /usr/libexec/ext4x, as installed
+	if [ -n "${EXT4X_TOOLS_ROOT:-}" ]; then
+		[ -x "$EXT4X_TOOLS_ROOT/usr/sbin/ext4x-compare" ] ||
+			die "EXT4X_TOOLS_ROOT=$EXT4X_TOOLS_ROOT holds no usr/sbin/ext4x-compare"
+		mkdir -p "$stage/usr/sbin" "$stage/usr/libexec"
+		cp "$EXT4X_TOOLS_ROOT/usr/sbin/ext4x-compare" "$stage/usr/sbin/"
+		cp -r "$EXT4X_TOOLS_ROOT/usr/libexec/ext4x" "$stage/usr/libexec/ext4x"
+	fi
 	if [ -n "$extra" ]; then
 		[ -d "$extra" ] || die "test directory $extra does not exist"
 		cp "$extra"/*.sh "$stage/tests/guest/"

@@ -1,0 +1,117 @@
+#!/bin/bash
+# The ext4x-tools .deb, KTAP on stdout: `make deb` builds it beside
+# ext4x-dkms; it holds /usr/sbin/ext4x-compare, its manual page and the
+# helpers compiled at package build time in /usr/libexec/ext4x, and depends
+# on fio, e2fsprogs and util-linux. It is unpacked into a temporary root
+# (dpkg -x: nothing is installed on this host) and run from there: --help
+# exits 0, bad usage exits 2, the helpers run, the manual page renders, and
+# lintian finds nothing (when lintian is installed). Removes its temporary
+# directory on exit.
+# Usage: tests/host/test-tools-deb.sh
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/ktap.sh
+. "$top/tests/lib/ktap.sh"
+
+echo "KTAP version 1"
+if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh_dkms >/dev/null; then
+	ktap_skip "ext4x-tools package" "debhelper or dh-dkms not installed (tests/vm/deps.sh)"
+	ktap_done
+	exit 0
+fi
+version=$(tr -d ' \n' <"$top/VERSION")
+arch=$(dpkg --print-architecture)
+tmp=$(mktemp -d /tmp/ext4x-tools-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+deb=$tmp/ext4x-tools_${version}_$arch.deb
+ktap_check "make deb builds ext4x-tools_${version}_$arch.deb" \
+	bash -c "make -s -C '$top' deb DEB_OUT='$tmp' >'$tmp/make.log' 2>&1 && [ -f '$deb' ]"
+
+cat >"$tmp/want" <<EOF
+./usr/libexec/ext4x/plot.sh
+./usr/libexec/ext4x/statx-dax
+./usr/libexec/ext4x/xattr-load
+./usr/sbin/ext4x-compare
+./usr/share/doc/ext4x-tools/changelog.gz
+./usr/share/doc/ext4x-tools/copyright
+./usr/share/lintian/overrides/ext4x-tools
+./usr/share/man/man8/ext4x-compare.8.gz
+EOF
+dpkg-deb -c "$deb" 2>/dev/null | awk '$1 !~ /^d/ { print $6 }' | sort >"$tmp/have"
+ktap_check "contents: the command, its helpers, the manual page" diff -u "$tmp/want" "$tmp/have"
+ktap_check "the helpers are executables for $arch" bash -c \
+	"dpkg-deb --fsys-tarfile '$deb' | tar -tvf - ./usr/libexec/ext4x/xattr-load ./usr/libexec/ext4x/statx-dax |
+	 awk '\$1 !~ /^-rwxr-xr-x/ { exit 1 }'"
+
+deps=$(dpkg-deb -f "$deb" Depends 2>/dev/null)
+recs=$(dpkg-deb -f "$deb" Recommends 2>/dev/null)
+ktap_diag "Depends: $deps" "Recommends: $recs"
+ktap_check "Depends: fio, e2fsprogs, util-linux; Recommends: gnuplot-nox" bash -c \
+	"for p in fio e2fsprogs util-linux; do grep -qE \"(^|, )\$p( |,|\\\$)\" <<<'$deps' || exit 1; done
+	 grep -qE '(^|, )gnuplot-nox( |,|\$)' <<<'$recs'"
+
+root=$tmp/root
+dpkg -x "$deb" "$root"
+tool=$root/usr/sbin/ext4x-compare
+out=$("$tool" --help 2>&1)
+rc=$?
+if [ "$rc" = 0 ] && grep -q -- '--fio-jobfile' <<<"$out"; then
+	ktap_ok "ext4x-compare --help exits 0"
+else
+	ktap_fail "ext4x-compare --help exits 0" "exit $rc: $out"
+fi
+out=$("$tool" --rounds 2>&1)
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l <<<"$out")" -le 2 ] && grep -q "missing value for --rounds" <<<"$out"; then
+	ktap_ok "bad usage exits 2 with a short message"
+else
+	ktap_fail "bad usage exits 2 with a short message" "exit $rc: $out"
+fi
+# statx-dax on a tmpfs file: no DAX there, exit 1 (or 2 where the kernel
+# does not report the attribute); 3 would be a usage or statx error
+: >"$tmp/plain"
+"$root/usr/libexec/ext4x/statx-dax" "$tmp/plain" >/dev/null 2>&1
+rc=$?
+if [ "$rc" = 1 ] || [ "$rc" = 2 ]; then
+	ktap_ok "statx-dax runs: a file under /tmp is not DAX (exit $rc)"
+else
+	ktap_fail "statx-dax runs: a file under /tmp is not DAX" "exit $rc"
+fi
+mkdir "$tmp/x"
+if "$root/usr/libexec/ext4x/xattr-load" -d "$tmp/x" -f 3 -s >"$tmp/xl.log" 2>&1 &&
+	[ "$(find "$tmp/x" -type f | wc -l)" = 3 ]; then
+	ktap_ok "xattr-load runs: sets up 3 files"
+else
+	ktap_skip "xattr-load runs: sets up 3 files" "$(tail -n 1 "$tmp/xl.log") (no user xattrs on $tmp?)"
+fi
+# --report of the unpacked command finds plot.sh in ../libexec/ext4x
+rep=$tmp/report
+mkdir -p "$rep"
+cp "$top/tools/ext4x-compare/fixtures/demo/runs.tsv" "$top/tools/ext4x-compare/fixtures/demo/meta.json" "$rep/"
+if ! command -v gnuplot >/dev/null; then
+	ktap_skip "the installed command draws the chart with its plot.sh" "no gnuplot"
+elif out=$("$tool" --report "$rep" 2>&1) && [ -s "$rep/results.png" ]; then
+	ktap_ok "the installed command draws the chart with its plot.sh"
+else
+	ktap_fail "the installed command draws the chart with its plot.sh" "$out"
+fi
+
+man=$root/usr/share/man/man8/ext4x-compare.8.gz
+out=$(MANWIDTH=80 man -l "$man" 2>&1 >"$tmp/man.txt")
+if [ -z "$out" ] && grep -q '^NAME' "$tmp/man.txt" && grep -q -- '--diff DIR1 DIR2' "$tmp/man.txt"; then
+	ktap_ok "man -l renders ext4x-compare(8) without warnings"
+else
+	ktap_fail "man -l renders ext4x-compare(8) without warnings" "$out" "$(head -n 5 "$tmp/man.txt")"
+fi
+ktap_check "groff finds nothing to warn about in the page" bash -c \
+	"[ -z \"\$(zcat '$man' | groff -man -ww -z 2>&1)\" ]"
+
+if command -v lintian >/dev/null; then
+	ktap_check "lintian: no error or warning" bash -c \
+		"lintian --fail-on error,warning '$deb' >'$tmp/lintian.log' 2>&1 || { cat '$tmp/lintian.log'; exit 1; }"
+else
+	ktap_skip "lintian: no error or warning" "lintian not installed"
+fi
+ktap_done

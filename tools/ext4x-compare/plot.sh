@@ -1,0 +1,146 @@
+#!/bin/sh
+# plot.sh RESULTS.json OUT.png: the chart of an ext4x-compare results file.
+# Top: per job, bars of A and B for its main metric (IOPS or ops/s), scaled
+# to A's median (so jobs in different units share one axis), error bars
+# min..max of the rounds, the tick labels carry A's median in its unit.
+# Below, left: B/A of every job and metric with its 95 % interval (a dot
+# without bars where the rounds give no interval), the line at 1 for "no
+# difference". Below, right, when fio measured latency: the median clat
+# p50, p99 and p99.9 of A and B per job, log scale. Needs gnuplot (Debian:
+# gnuplot-nox). POSIX sh + awk: reads the format the tool writes (one
+# object per line), not arbitrary JSON.
+set -eu
+[ $# -eq 2 ] || { echo "usage: plot.sh RESULTS.json OUT.png" >&2; exit 2; }
+json=$1 png=$2
+[ -r "$json" ] || { echo "plot.sh: cannot read $json" >&2; exit 1; }
+command -v gnuplot >/dev/null 2>&1 ||
+	{ echo "plot.sh: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/plot.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# data: label a a_lo a_hi b b_lo b_hi (relative to A's median)
+# ratios: index "label" ratio lo hi (lo = hi = ratio without an interval)
+# latency: label a b (us), one line per job and percentile
+awk -v dir="$tmp" '
+	function num(s, key,    t) {
+		if (!match(s, "\"" key "\":-?[0-9.eE+-]+")) return ""
+		t = substr(s, RSTART, RLENGTH)
+		sub(/^"[^"]*":/, "", t)
+		return t + 0
+	}
+	function str(s, key,    t) {
+		if (!match(s, "\"" key "\":\"[^\"]*\"")) return ""
+		t = substr(s, RSTART, RLENGTH)
+		sub(/^"[^"]*":"/, "", t); sub(/"$/, "", t)
+		return t
+	}
+	function human(x) {
+		if (x >= 1e6) return sprintf("%.2fM", x / 1e6)
+		if (x >= 1e3) return sprintf("%.1fk", x / 1e3)
+		return sprintf("%.0f", x)
+	}
+	/"fs_a":/ { fa = str($0, "fs_a"); fb = str($0, "fs_b") }
+	/^\{"name":/ {
+		name = str($0, "name"); unit = str($0, "unit")
+		i = index($0, "\"b\":{")
+		a = substr($0, 1, i - 1); b = substr($0, i)
+		am = num(a, "median")
+		if (am <= 0) next
+		printf "\"%s\\n(A %s %s)\" %g %g %g %g %g %g\n", name, human(am), unit,
+			1, num(a, "min") / am, num(a, "max") / am,
+			num(b, "median") / am, num(b, "min") / am, num(b, "max") / am > (dir "/data")
+		n++
+	}
+	/^\{"job":/ {
+		job = str($0, "job"); m = str($0, "metric")
+		r = num($0, "ratio")
+		if (r == "") next
+		lo = r; hi = r
+		if (match($0, /"ci":\[[0-9.]+,[0-9.]+\]/)) {
+			t = substr($0, RSTART + 6, RLENGTH - 7)
+			split(t, c, ",")
+			lo = c[1]; hi = c[2]
+		}
+		printf "%d \"%s %s\" %g %g %g\n", nr++, job, m, r, lo, hi > (dir "/ratios")
+		if (m ~ /^clat_/) {
+			i = index($0, "\"b\":{")
+			printf "\"%s %s\" %g %g\n", job, substr(m, 6), num(substr($0, 1, i - 1), "median"),
+				num(substr($0, i), "median") > (dir "/latency")
+		}
+	}
+	END {
+		printf "%s\n%s\n", (fa == "" ? "A" : fa), (fb == "" ? "B" : fb) > (dir "/names")
+		printf "%d\n", nr > (dir "/nratios")
+		if (!n) { print "plot.sh: no jobs in the file" > "/dev/stderr"; exit 1 }
+	}' "$json"
+
+fa=$(sed -n 1p "$tmp/names")
+fb=$(sed -n 2p "$tmp/names")
+nr=$(cat "$tmp/nratios")
+title=$(sed -n 's/.*"kernel":"\([^"]*\)".*"threads":\([0-9]*\).*/kernel \1, \2 threads/p' "$json" | head -n 1)
+rounds=$(sed -n 's/.*"rounds":\([0-9]*\).*/\1/p' "$json" | head -n 1)
+
+term='pngcairo size 1100,900 font ",10"'
+gnuplot -e 'set terminal' 2>/dev/null | grep -q pngcairo || term='png size 1100,900'
+
+cat >"$tmp/plot.gp" <<EOF
+set terminal $term
+set output '$png'
+set termoption noenhanced
+set multiplot
+set origin 0,0.5
+set size 1,0.5
+set title "ext4x-compare: A = $fa, B = $fb (median of ${rounds:-?} rounds, bars: min..max)\\n$title"
+set ylabel "relative to A's median"
+set yrange [0:*]
+set grid ytics
+set key top right
+set style data histogram
+set style histogram errorbars gap 2 lw 1.5
+set style fill solid 0.7 border -1
+set boxwidth 0.9
+set xtics nomirror
+set bmargin 4
+plot '$tmp/data' using 2:3:4:xtic(1) title "A: $fa" lc rgb "#4c72b0", \\
+     '' using 5:6:7 title "B: $fb" lc rgb "#dd8452", \\
+     1 notitle lc rgb "#888888" dt 2
+reset
+EOF
+if [ "$nr" -gt 0 ]; then
+	if [ -s "$tmp/latency" ]; then
+		echo 'set origin 0,0' >>"$tmp/plot.gp"
+		echo 'set size 0.5,0.5' >>"$tmp/plot.gp"
+	else
+		echo 'set origin 0,0' >>"$tmp/plot.gp"
+		echo 'set size 1,0.5' >>"$tmp/plot.gp"
+	fi
+	cat >>"$tmp/plot.gp" <<EOF
+set title "B/A with its 95 % interval (Mann-Whitney); a dot alone: too few rounds"
+set xlabel "B/A"
+set ytics nomirror
+set yrange [$nr - 0.5:-0.5]
+set grid xtics
+set arrow from 1, graph 0 to 1, graph 1 nohead lc rgb "#888888" dt 2
+plot '$tmp/ratios' using 3:1:4:5:ytic(2) with xerrorbars pt 7 lc rgb "#dd8452" notitle
+reset
+EOF
+fi
+if [ -s "$tmp/latency" ]; then
+	cat >>"$tmp/plot.gp" <<EOF
+set origin 0.5,0
+set size 0.5,0.5
+set title "completion latency, median of the rounds (us)"
+set logscale y
+set grid ytics
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.7 border -1
+set xtics rotate by -30 nomirror
+plot '$tmp/latency' using 2:xtic(1) title "A: $fa" lc rgb "#4c72b0", \\
+     '' using 3 title "B: $fb" lc rgb "#dd8452"
+EOF
+fi
+echo 'unset multiplot' >>"$tmp/plot.gp"
+gnuplot "$tmp/plot.gp"
+[ -s "$png" ] || { echo "plot.sh: gnuplot wrote no $png" >&2; exit 1; }
