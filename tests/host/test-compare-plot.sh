@@ -7,6 +7,7 @@
 # stats.md sums the statistics snapshots' changes; the
 # tool refuses a missing device and a non-block device before doing
 # anything. Prints KTAP.
+# kernel-independent
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tool=$top/tools/ext4x-compare/ext4x-compare

@@ -8,6 +8,7 @@
 # lintian finds nothing (when lintian is installed). Removes its temporary
 # directory on exit.
 # Usage: tests/host/test-tools-deb.sh
+# kernel-independent
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/lib/ktap.sh
