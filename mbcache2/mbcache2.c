@@ -37,7 +37,8 @@
  *    stripes exactly and, only if the cache really is full, scans it down
  *    to 7/8 of the limit, oldest first in each stripe and each stripe in
  *    proportion to its size; at twice the limit (the work cannot keep up)
- *    the inserter scans a batch itself, if its gfp mask lets it sleep.
+ *    the inserter scans a batch of its own stripe, if its gfp mask lets it
+ *    sleep.
  *
  *  - Reclaim (shrinker, trim work, mbcache2_shrink()) is second chance per
  *    stripe: the head of a stripe's LRU is freed when it is unreferenced
@@ -189,8 +190,8 @@ static inline spinlock_t *mbc2_lock(struct mbcache2 *cache, unsigned int idx)
 	return bgl_lock_ptr(&cache->c_bgl, idx);
 }
 
-static struct mbcache2_entry *mbc2_entry_alloc(gfp_t mask, u32 key,
-					       u64 value, bool reusable)
+static inline struct mbcache2_entry *mbc2_entry_alloc(gfp_t mask, u32 key,
+						      u64 value, bool reusable)
 {
 	struct mbcache2_entry *entry;
 
@@ -214,28 +215,37 @@ static void mbc2_entry_free(struct mbcache2_entry *entry)
 	percpu_stats_dec(&mbc2_live, 0);
 }
 
-/*
- * Change a stripe's entry count by @delta (+1 or -1) under its lock, and
- * fold the change into the cache total once it reaches c_fold. Returns the
- * new folded total if this call folded, 0 otherwise.
- */
-static long mbc2_stripe_count(struct mbcache2 *cache,
-			      struct mbc2_stripe *stripe, long delta)
+/* Add a stripe's unfolded count change to the cache total; returns it */
+static noinline long mbc2_fold(struct mbcache2 *cache,
+			       struct mbc2_stripe *stripe, long unfolded)
 {
-	long unfolded = stripe->s_unfolded + delta;
-
-	WRITE_ONCE(stripe->s_count, stripe->s_count + delta);
-	if (abs(unfolded) < cache->c_fold) {
-		stripe->s_unfolded = unfolded;
-		return 0;
-	}
 	stripe->s_unfolded = 0;
 	return atomic_long_add_return(unfolded, &cache->c_folded_count);
 }
 
+/*
+ * Change a stripe's entry count by @delta (+1 or -1) under its lock, and
+ * fold the change into the cache total once it reaches c_fold. Returns the
+ * new folded total if this call folded, 0 otherwise. Inline, with the
+ * fold out of line: the insert and delete paths pay no call for it.
+ */
+static inline long mbc2_stripe_count(struct mbcache2 *cache,
+				     struct mbc2_stripe *stripe, long delta)
+{
+	long unfolded = stripe->s_unfolded + delta;
+
+	WRITE_ONCE(stripe->s_count, stripe->s_count + delta);
+	if (likely(abs(unfolded) < cache->c_fold)) {
+		stripe->s_unfolded = unfolded;
+		return 0;
+	}
+	return mbc2_fold(cache, stripe, unfolded);
+}
+
 /* Caller holds the stripe lock and has just taken the hash reference */
-static void mbc2_unlink(struct mbcache2 *cache, struct mbc2_stripe *stripe,
-			struct mbcache2_entry *entry)
+static inline void mbc2_unlink(struct mbcache2 *cache,
+			       struct mbc2_stripe *stripe,
+			       struct mbcache2_entry *entry)
 {
 	hlist_del_init(&entry->e_hash_list);
 	list_del_init(&entry->e_list);
@@ -414,15 +424,20 @@ static void mbc2_trim_worker(struct work_struct *work)
 		mbcache2_shrink(cache, count - low);
 }
 
-/* Called by an inserter whose fold left the cache total at @total */
-static void mbc2_over_limit(struct mbcache2 *cache, gfp_t mask,
-			    unsigned long total)
+/*
+ * Called by an inserter into stripe @idx whose fold left the cache total
+ * at @total. At twice the limit the trim work is not keeping up, and the
+ * inserter scans a batch of its own stripe: one lock, where a cache-wide
+ * scan would take every stripe's.
+ */
+static void mbc2_over_limit(struct mbcache2 *cache, unsigned int idx,
+			    gfp_t mask, unsigned long total)
 {
 	if (!work_pending(&cache->c_trim_work))
 		schedule_work(&cache->c_trim_work);
 	if (total >= 2 * cache->c_max_entries &&
 	    gfpflags_allow_blocking(mask))
-		mbcache2_shrink(cache, MBC2_SYNC_SHRINK_BATCH);
+		mbc2_shrink_stripe(cache, idx, MBC2_SYNC_SHRINK_BATCH);
 }
 
 /* Hash @entry unless its (key, value) is present; frees it if it is. */
@@ -455,7 +470,7 @@ static int mbc2_insert(struct mbcache2 *cache, gfp_t mask,
 	percpu_stats_inc(&cache->c_events, MBC2_INSERTS);
 	percpu_stats_inc(&cache->c_entries, 0);
 	if (unlikely(total >= (long)cache->c_max_entries))
-		mbc2_over_limit(cache, mask, total);
+		mbc2_over_limit(cache, idx, mask, total);
 	return 0;
 }
 
@@ -471,8 +486,8 @@ static int mbc2_insert(struct mbcache2 *cache, gfp_t mask,
  * Allocates an entry and hashes it, unless an entry with the same key and
  * value is already in the cache. The new entry is owned by the cache; the
  * caller gets no reference. Schedules the trim work when the cache is at
- * its limit; at twice the limit also reclaims a batch of entries itself,
- * if @mask allows blocking.
+ * its limit; at twice the limit also reclaims a batch of entries from the
+ * new entry's stripe itself, if @mask allows blocking.
  *
  * Context: may sleep if @mask allows blocking; any context otherwise.
  * Return: 0 on success, -EBUSY if (@key, @value) is already cached,
