@@ -53,4 +53,14 @@ static inline const char *bench_ratio(char *buf, u64 a, u64 b)
 	return buf;
 }
 
+/* Formats @ps picoseconds as nanoseconds with two decimals into @buf (24 bytes) */
+static inline const char *bench_ns(char *buf, u64 ps)
+{
+	u32 frac;
+	u64 whole = div_u64_rem(ps, 1000, &frac);
+
+	snprintf(buf, 24, "%llu.%02u", whole, frac / 10);
+	return buf;
+}
+
 #endif /* _EXT4X_TEST_BENCH_H */

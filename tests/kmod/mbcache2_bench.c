@@ -320,6 +320,7 @@ static noinline u64 bit_lock_pairs(void)
 
 static void print_lock_pairs(unsigned int n)
 {
+	char b[3][24];
 	unsigned int k;
 
 	bgl_lock_init(&bench_bgl);
@@ -333,14 +334,12 @@ static void print_lock_pairs(unsigned int n)
 	bench_summarise(&lock_ps[0], n);
 	bench_summarise(&lock_ps[1], n);
 	bench_print("Lock + unlock, 1 thread, ns (median [min-max] of %u interleaved runs):", n);
-	bench_print("stripe spinlock_t %llu.%02llu [%llu.%02llu-%llu.%02llu],",
-		    lock_ps[0].med / 1000, lock_ps[0].med % 1000 / 10,
-		    lock_ps[0].min / 1000, lock_ps[0].min % 1000 / 10,
-		    lock_ps[0].max / 1000, lock_ps[0].max % 1000 / 10);
-	bench_print("stock's chain head bit lock %llu.%02llu [%llu.%02llu-%llu.%02llu].",
-		    lock_ps[1].med / 1000, lock_ps[1].med % 1000 / 10,
-		    lock_ps[1].min / 1000, lock_ps[1].min % 1000 / 10,
-		    lock_ps[1].max / 1000, lock_ps[1].max % 1000 / 10);
+	bench_print("stripe spinlock_t %s [%s-%s],",
+		    bench_ns(b[0], lock_ps[0].med), bench_ns(b[1], lock_ps[0].min),
+		    bench_ns(b[2], lock_ps[0].max));
+	bench_print("stock's chain head bit lock %s [%s-%s].",
+		    bench_ns(b[0], lock_ps[1].med), bench_ns(b[1], lock_ps[1].min),
+		    bench_ns(b[2], lock_ps[1].max));
 }
 
 static int __init mbcache2_bench_init(void)

@@ -151,16 +151,6 @@ static u64 run_variant(enum variant v, unsigned int nthreads,
 
 static u64 bench_sink;
 
-/* Formats picoseconds as nanoseconds with two decimals. */
-static const char *ns(char *buf, u64 ps)
-{
-	u32 frac;
-	u64 whole = div_u64_rem(ps, 1000, &frac);
-
-	snprintf(buf, 24, "%llu.%02u", whole, frac / 10);
-	return buf;
-}
-
 static void print_row(const char *name, struct bench_series *one,
 		      struct bench_series *all, struct bench_series *raw_one,
 		      struct bench_series *raw_all)
@@ -169,13 +159,14 @@ static void print_row(const char *name, struct bench_series *one,
 
 	if (!all) {
 		bench_print("| %s | %s [%s-%s] | | |", name,
-			    ns(b[0], one->med), ns(b[1], one->min),
-			    ns(b[2], one->max));
+			    bench_ns(b[0], one->med), bench_ns(b[1], one->min),
+			    bench_ns(b[2], one->max));
 		return;
 	}
 	bench_print("| %s | %s [%s-%s] | %s [%s-%s] | %sx / %sx |", name,
-		    ns(b[0], one->med), ns(b[1], one->min), ns(b[2], one->max),
-		    ns(b[3], all->med), ns(b[4], all->min), ns(b[5], all->max),
+		    bench_ns(b[0], one->med), bench_ns(b[1], one->min),
+		    bench_ns(b[2], one->max), bench_ns(b[3], all->med),
+		    bench_ns(b[4], all->min), bench_ns(b[5], all->max),
 		    bench_ratio(b[6], one->med, raw_one->med),
 		    bench_ratio(b[7], all->med, raw_all->med));
 }
