@@ -489,7 +489,8 @@ static int mbc2_insert(struct mbcache2 *cache, gfp_t mask,
  * its limit; at twice the limit also reclaims a batch of entries from the
  * new entry's stripe itself, if @mask allows blocking.
  *
- * Context: may sleep if @mask allows blocking; any context otherwise.
+ * Context: process context (the stripe locks are not irq-safe); sleeps
+ * only if @mask allows blocking.
  * Return: 0 on success, -EBUSY if (@key, @value) is already cached,
  * -ENOMEM if the allocation failed, -EINVAL for a NULL @cache.
  */
