@@ -24,7 +24,9 @@ again=100
 mnt=/mnt/xs
 mkdir -p "$mnt"
 stats=/sys/kernel/debug/mbcache2/pmem0-xattr/stats
-stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$stats"; }
+# ext4x's cache statistics, copied before the unmount takes the file away
+saved=$KTAP_TMP/ext4x.stats
+stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$saved"; }
 free_blocks() { sync && stat -f -c %f "$mnt"; }
 
 modprobe ext4x
@@ -51,7 +53,7 @@ one_side() {
 		_f2=$(free_blocks) &&
 		xattr-share shared "$mnt" $((shared + unique)) $again || return 1
 	_f3=$(free_blocks)
-	[ "$_fs" = ext4x ] && cp "$stats" "$KTAP_TMP/ext4x.stats"
+	[ "$_fs" = ext4x ] && cp "$stats" "$saved"
 	umount "$mnt" || return 1
 	echo "$((_f0 - _f3)) $((_f2 - _f3)) $((_f0 - _f1))" >"$KTAP_TMP/$_fs"
 	/sbin/e2fsck -fn /dev/pmem0 >"$KTAP_TMP/$_fs.fsck" 2>&1 ||
@@ -78,9 +80,8 @@ else
 		"ext4x allocated ${x_readd:-?} blocks re-adding, stock ${s_readd:-?}"
 fi
 
-stats=$KTAP_TMP/ext4x.stats
-if [ -r "$stats" ]; then
-	ktap_diag "ext4x xattr cache:" "$(cat "$stats")"
+if [ -r "$saved" ]; then
+	ktap_diag "ext4x xattr cache:" "$(cat "$saved")"
 	ev=$(stat_of evictions)
 	entries=$(stat_of entries)
 	max=$(stat_of max_entries)
