@@ -17,7 +17,7 @@
 # KVER defaults to the kernel release that Debian's linux-headers-amd64
 # points at (the current 6.1 ABI), not to the running kernel. KVERS, the
 # kernels make check and check-long build and boot, defaults to one
-# release per patch series (tests/vm/kver.sh --supported: the 6.1 ABI and
+# release per patch series (scripts/kver.sh --supported: the 6.1 ABI and
 # the newest 6.12+deb12), or to KVER when KVER is given.
 
 ifneq ($(filter command line environment,$(origin KVER)),)
@@ -25,8 +25,8 @@ KVERS ?= $(KVER)
 endif
 # the kernels asked for by name, if any (deps installs what they need)
 KVERS_ASKED := $(if $(filter command line environment,$(origin KVERS)),$(KVERS),$(if $(filter command line environment,$(origin KVER)),$(KVER)))
-KVER ?= $(shell $(CURDIR)/tests/vm/kver.sh)
-KVERS ?= $(shell $(CURDIR)/tests/vm/kver.sh --supported)
+KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
+KVERS ?= $(shell $(CURDIR)/scripts/kver.sh --supported)
 KDIR ?= /lib/modules/$(KVER)/build
 EXT4X_TESTS ?= 1
 BUILD_OUT := $(CURDIR)/build/$(KVER)
@@ -50,7 +50,7 @@ collect: modules
 # The packages of the bench and, for each kernel of KVERS (or every
 # supported one when none is known yet), its headers and linux-source.
 deps:
-	tests/vm/deps.sh $(KVERS_ASKED)
+	scripts/install-deps.sh $(KVERS_ASKED)
 
 # deps runs first and alone: on a fresh machine KVER and KVERS are only
 # known once the package lists are, so the rest runs in a new make.
@@ -63,11 +63,11 @@ check-run:
 
 # make check-6.1, make check-6.12: make check on that series' kernel only.
 check-6.%:
-	tests/vm/deps.sh
-	$(MAKE) check-run KVERS="$$(tests/vm/kver.sh --series 6.$*)"
+	scripts/install-deps.sh
+	$(MAKE) check-run KVERS="$$(scripts/kver.sh --series 6.$*)"
 
 check-static: modules
-	tests/static/check.sh $(KVER)
+	tests/static/run.sh $(KVER)
 
 check-host:
 	tests/host/run.sh $(KVER)
@@ -168,4 +168,4 @@ check-long-run:
 # kernel. REBUILD=1 makes the chroot anew (a newer trixie kernel).
 .PHONY: check-trixie
 check-trixie: deps
-	tests/trixie/check-trixie.sh $(if $(REBUILD),--rebuild)
+	tests/trixie/run.sh $(if $(REBUILD),--rebuild)

@@ -5,7 +5,7 @@
 # from VERSION, dpkg-buildpackage -b.
 # Usage: packaging/mkdeb.sh OUTDIR      -> OUTDIR/ext4x-dkms_VERSION_all.deb
 #                                          OUTDIR/ext4x-tools_VERSION_ARCH.deb
-# Needs debhelper and dh-dkms (tests/vm/deps.sh installs them).
+# Needs debhelper and dh-dkms (scripts/install-deps.sh installs them).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: mkdeb.sh OUTDIR}
@@ -16,6 +16,8 @@ stage=$out/ext4x-$version
 
 "$top/packaging/mkdkmssrc.sh" "$stage" >/dev/null
 cp -r "$top/packaging/debian" "$stage/debian"
+# the install guide, as /usr/share/doc/ext4x-dkms/README.Debian
+cp "$top/docs/INSTALL.md" "$stage/debian/ext4x-dkms.README.Debian"
 tools=$stage/tools/ext4x-compare
 mkdir -p "$tools"
 cp "$top/tools/ext4x-compare/ext4x-compare" "$top/tools/ext4x-compare/ext4x-compare.8" \

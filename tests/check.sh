@@ -50,6 +50,9 @@ build_stage() {
 	fi
 }
 
+# the kernels of this run, for the host tests that cover them all at once
+# (test-deb.sh: one .deb install builds for every kernel with headers)
+export EXT4X_KVERS="$*"
 pc_seed=${EXT4X_POWERCUT_SEED:-1}
 first=1
 for kver in "$@"; do
@@ -62,30 +65,33 @@ for kver in "$@"; do
 	compgen -G "$modules/*.ko" >/dev/null || continue
 
 	if [ "$long" -eq 0 ]; then
-		stage static "$top/tests/static/check.sh" "$kver"
+		stage static "$top/tests/static/run.sh" "$kver"
 		EXT4X_HOST_REPEAT=$first stage host "$top/tests/host/run.sh" "$kver"
 		# The bench checks itself, once: guest files that fail on purpose
 		# must be counted as failures (three short boots).
 		if [ "$first" -eq 1 ]; then
-			stage harness "$top/tests/vm/harness-check.sh" "$kver"
+			stage harness "$top/tests/vm/harness-selftest.sh" "$kver"
 		fi
 		# The suite: every automatic guest test file in one guest.
 		guest_stage guest
+		# ext4x.ko against the stock ext4.ko of this kernel (fetched for
+		# the guest): no shared global, tracepoint or ext4 name.
+		stage symbols "$top/ext4-backport/symbol-clashes.sh" "$modules/ext4x.ko"
 		pc_cycles=${EXT4X_POWERCUT_CYCLES:-10}
 	else
 		guest_stage long --tests stress,hostile,hotplug,lifecycle \
 			--append ext4x_long=1 --timeout 5400
 		pc_cycles=${EXT4X_POWERCUT_CYCLES:-100}
 	fi
-	# Power cut (tests/guest/powercut.sh, docs/RELIABILITY.md): the guest
+	# Power cut (tests/standalone/powercut.sh, docs/RELIABILITY.md): the guest
 	# resets itself pc_cycles times and reboots in the same QEMU; then the
 	# host cross-checks the serial log.
 	guest_stage powercut --tests powercut --reboot \
 		--timeout $((120 + pc_cycles * 45)) \
 		--append "ext4x_powercut=$pc_cycles ext4x_powercut_seed=$pc_seed"
-	stage powercut-crosscheck "$top/tests/vm/powercut-check.sh" \
+	stage powercut-crosscheck "$top/tests/vm/powercut-crosscheck.sh" \
 		"$results/powercut/serial.log"
-	# Memory pressure in a small guest (tests/guest/lowmem.sh).
+	# Memory pressure in a small guest (tests/standalone/lowmem.sh).
 	guest_stage lowmem --tests lowmem --mem 384M --small
 	first=0
 done

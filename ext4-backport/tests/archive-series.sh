@@ -52,11 +52,11 @@ for pkg in "${pkgs[@]}"; do
 		awk -F'|' -v p="$pkg" '{ gsub(/ /, "", $2); if ($2 != "") print p, $2 }' | sort -u -V -k2)
 done
 
-echo "KTAP version 1"
+ktap_print_header
 if [ "${#list[@]}" -eq 0 ]; then
-	skip_all "apt knows no version of ${pkgs[*]} (apt-get update?)"
+	ktap_skip_all "apt knows no version of ${pkgs[*]} (apt-get update?)"
 fi
-ktap_plan "${#list[@]}"
+ktap_set_plan "${#list[@]}"
 echo "# cache: $cache"
 
 # extract PACKAGE VERSION DIR: fs/ext4 and the trace header of that version into DIR
@@ -113,7 +113,7 @@ for entry in "${list[@]}"; do
 	upver=${ver%%-*}
 	name="$pkg $ver"
 	if [ ! -f "$patchroot/$xy/series" ]; then
-		ktap_skip "$name" "no patches/$xy/series"
+		ktap_test_skip "$name" "no patches/$xy/series"
 		results+=("$name|skipped: no $xy series")
 		continue
 	fi
@@ -121,7 +121,7 @@ for entry in "${list[@]}"; do
 	if [ ! -f "$dir/.complete" ]; then
 		t0=$(date +%s)
 		if ! extract "$pkg" "$ver" "$dir"; then
-			ktap_fail "$name: series could not be checked, download or extraction failed" \
+			ktap_test_fail "$name: series could not be checked, download or extraction failed" \
 				"$(tail -n 5 "$work/log")"
 			results+=("$name|not checked: download failed")
 			rm -rf "$work/dl" "$dir.new"
@@ -153,10 +153,10 @@ for entry in "${list[@]}"; do
 	src="${series#"$patchroot/"}"
 	[ "$noverride" -eq 0 ] || src+=", $noverride from $xy/$override/"
 	if [ -z "$bad" ]; then
-		ktap_ok "$name: all $n patch(es) of $src apply"
+		ktap_test_pass "$name: all $n patch(es) of $src apply"
 		results+=("$name|applies ($n/$n, $src)")
 	else
-		ktap_fail "$name: $bad ($src)" "$(echo "$log" | grep -E 'FAILED|malformed|not found|No file' | head -n 10)"
+		ktap_test_fail "$name: $bad ($src)" "$(echo "$log" | grep -E 'FAILED|malformed|not found|No file' | head -n 10)"
 		results+=("$name|FAILS: $bad")
 	fi
 done
@@ -166,4 +166,4 @@ echo "# summary (series: $patchroot):"
 for r in "${results[@]}"; do
 	printf '#   %-38s %s\n' "${r%%|*}" "${r#*|}"
 done
-ktap_done
+ktap_finished

@@ -22,9 +22,9 @@ result() {
 	local name=$1
 	shift
 	if eval "$*"; then
-		ktap_ok "$name"
+		ktap_test_pass "$name"
 	else
-		ktap_fail "$name" "condition: $*" "rc $rc" "stdout:" "$out" "stderr:" "$err"
+		ktap_test_fail "$name" "condition: $*" "rc $rc" "stdout:" "$out" "stderr:" "$err"
 	fi
 }
 mkout() { rm -rf "$1"; mkdir -p "$1"; echo untouched >"$1/marker"; }
@@ -64,8 +64,8 @@ root() { rm -rf "${T:?}/${1:?}"; cp -a "$T/base" "$T/$1"; }
 common=(KVER=6.1.0-57-amd64 "EXT4X_KBUILD=$T/headers" EXT4X_HEADERS_DEBVER=6.1.192-3 FLAVOUR=ext4)
 line7() { sed -n 7p "$1/fs/ext4/xattr.c"; }
 
-echo "KTAP version 1"
-ktap_plan 15
+ktap_print_header
+ktap_set_plan 15
 
 # 1-2: the series as it is
 root r1
@@ -164,4 +164,4 @@ result "--check: a refusal, exit 2" \
 	'[ "$rc" -eq 2 ] && grep -q "^ext4x: kernel source for 6.1.0-57-amd64 (6.1.192, Debian 6.1.192-3) not found" <<<"$err"'
 result "--check leaves nothing in TMPDIR" '[ -z "$(ls -A "$T/tmpdir")" ]'
 
-ktap_done
+ktap_finished

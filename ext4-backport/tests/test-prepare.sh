@@ -33,9 +33,9 @@ expect() {
 			why+="OUT was touched; "
 	fi
 	if [ -z "$why" ]; then
-		ktap_ok "$name"
+		ktap_test_pass "$name"
 	else
-		ktap_fail "$name" "$why" "want: $want" "got:  $err"
+		ktap_test_fail "$name" "$why" "want: $want" "got:  $err"
 	fi
 }
 
@@ -76,8 +76,8 @@ fakehdr=("KVER=$KV" "EXT4X_KBUILD=$T/headers" EXT4X_HEADERS_DEBVER=6.1.192-3)
 # the real kernels: 5 tests each
 read -r -a real_kvers <<<"${KVER_REAL:-6.1.0-57-amd64 6.12.117+deb12-amd64}"
 
-echo "KTAP version 1"
-ktap_plan $((10 + 5 * ${#real_kvers[@]}))
+ktap_print_header
+ktap_set_plan $((10 + 5 * ${#real_kvers[@]}))
 
 # 1: no source at all
 mkdir -p "$T/empty-usr-src"; mkout "$T/out1"
@@ -177,7 +177,7 @@ for rkver in "${real_kvers[@]}"; do
 	if [ -z "$rxy" ] || [ ! -f "/usr/src/linux-source-$rxy.tar.xz" ]; then
 		for t in "real prepare" "second prepare is a no-op" "changed series re-prepares" \
 			"slab cache names" "rename.sh --check"; do
-			ktap_skip "$t ($rkver)" "no /lib/modules/$rkver/build or /usr/src/linux-source-${rxy:-X.Y}.tar.xz"
+			ktap_test_skip "$t ($rkver)" "no /lib/modules/$rkver/build or /usr/src/linux-source-${rxy:-X.Y}.tar.xz"
 		done
 		continue
 	fi
@@ -193,18 +193,18 @@ for rkver in "${real_kvers[@]}"; do
 		grep -q '^ext4x-y' "$kb" && grep -q 'ext4x_jbd2.o' "$kb" &&
 		grep -q '^ccflags-y += -DCONFIG_EXT4X_FS_POSIX_ACL=1' "$kb" &&
 		! grep -v '^#' "$kb" | grep -q 'CONFIG_EXT4_' && [ -f "$R/out/include/trace/events/ext4x.h" ]; then
-		ktap_ok "real prepare ($rkver, $nseries patch(es) of the $rxy series) produces a renamed tree and Kbuild in $((t1 - t0)) s"
+		ktap_test_pass "real prepare ($rkver, $nseries patch(es) of the $rxy series) produces a renamed tree and Kbuild in $((t1 - t0)) s"
 	else
-		ktap_fail "real prepare ($rkver) produces a renamed tree and Kbuild" \
+		ktap_test_fail "real prepare ($rkver) produces a renamed tree and Kbuild" \
 			"rc $rc" "$out" "$err"
 	fi
 
 	touch "$R/out/fs/ext4/built.o"
 	run KVER="$rkver" OUT="$R/out" --
 	if [ "$rc" -eq 0 ] && echo "$out" | grep -q 'is up to date' && [ -f "$R/out/fs/ext4/built.o" ]; then
-		ktap_ok "second prepare is a no-op ($rkver: stamp current, build products kept)"
+		ktap_test_pass "second prepare is a no-op ($rkver: stamp current, build products kept)"
 	else
-		ktap_fail "second prepare is a no-op ($rkver)" "$out" "$err"
+		ktap_test_fail "second prepare is a no-op ($rkver)" "$out" "$err"
 	fi
 
 	# a changed series (an added comment) re-prepares and replaces OUT
@@ -214,9 +214,9 @@ for rkver in "${real_kvers[@]}"; do
 	if [ "$rc" -eq 0 ] && echo "$out" | grep -q 'prepared' && [ ! -e "$R/out/fs/ext4/built.o" ] &&
 		[ -z "$(find "$R" -mindepth 1 -maxdepth 1 ! -name out ! -name patches \
 			! -name marker ! -name .prepare.lock)" ]; then
-		ktap_ok "a changed $rxy series re-prepares and replaces OUT, leaving no temporary dirs"
+		ktap_test_pass "a changed $rxy series re-prepares and replaces OUT, leaving no temporary dirs"
 	else
-		ktap_fail "a changed $rxy series re-prepares and replaces OUT" "$out" "$err" \
+		ktap_test_fail "a changed $rxy series re-prepares and replaces OUT" "$out" "$err" \
 			"$(ls -A "$R")"
 	fi
 
@@ -232,9 +232,9 @@ for rkver in "${real_kvers[@]}"; do
 		echo "$slabs" | grep -qx "$w" || missing+=" $w"
 	done
 	if [ -z "$missing" ] && ! echo "$slabs" | grep -qv '^ext4x_'; then
-		ktap_ok "$rkver: all $(echo "$slabs" | grep -c .) literal slab cache names are ext4x_*"
+		ktap_test_pass "$rkver: all $(echo "$slabs" | grep -c .) literal slab cache names are ext4x_*"
 	else
-		ktap_fail "$rkver: slab cache names are ext4x_*" "missing:${missing:- none}" \
+		ktap_test_fail "$rkver: slab cache names are ext4x_*" "missing:${missing:- none}" \
 			"names: $(echo "$slabs" | paste -sd' ')"
 	fi
 
@@ -243,13 +243,13 @@ for rkver in "${real_kvers[@]}"; do
 	rm -f "$R/bad/fs/ext4/Kbuild"
 	echo 'static const char *leak = "ext4_inode_cache";' >>"$R/bad/fs/ext4/super.c"
 	if "$here/rename.sh" --check "$R/bad" >"$T/stdout" 2>"$T/stderr"; then
-		ktap_fail "rename.sh --check fails on a leftover \"ext4_inode_cache\" ($rkver)"
+		ktap_test_fail "rename.sh --check fails on a leftover \"ext4_inode_cache\" ($rkver)"
 	elif grep -q 'ext4_inode_cache' "$T/stderr" && "$here/rename.sh" --check "$R/out" >/dev/null 2>&1; then
-		ktap_ok "rename.sh --check fails on a leftover \"ext4_inode_cache\" and passes the real $rxy tree"
+		ktap_test_pass "rename.sh --check fails on a leftover \"ext4_inode_cache\" and passes the real $rxy tree"
 	else
-		ktap_fail "rename.sh --check names the leftover ($rkver)" "$(cat "$T/stderr")"
+		ktap_test_fail "rename.sh --check names the leftover ($rkver)" "$(cat "$T/stderr")"
 	fi
 	rm -rf "$R"
 done
 
-ktap_done
+ktap_finished

@@ -1,8 +1,8 @@
 #!/bin/bash
-# DKMS pre-check of ext4x (installed as dkms-check.sh at the top of the DKMS
-# source tree; dkms.conf runs it while dkms reads dkms.conf).
-# Usage: dkms-check.sh [--cache DIR] [--once ID] KERNELVER [KERNEL_BUILD_DIR]
-#        dkms-check.sh [--cache DIR] [--once ID] --say LINE KERNELVER
+# DKMS pre-check of ext4x (dkms.conf runs it, by its path in the source tree,
+# while dkms reads dkms.conf).
+# Usage: packaging/dkms/check.sh [--cache DIR] [--once ID] KERNELVER [KERNEL_BUILD_DIR]
+#        packaging/dkms/check.sh [--cache DIR] [--once ID] --say LINE KERNELVER
 #
 # Can ext4x be built for KERNELVER? Exit 0: yes, or not ours to say (no headers:
 # dkms reports that itself; the check could not run: the build will show why).
@@ -27,7 +27,7 @@
 set -uo pipefail
 
 # misuse is not an answer: say so and exit 0 (the build goes on and shows the rest)
-usage() { echo "ext4x: dkms-check.sh: $*" >&2; exit 0; }
+usage() { echo "ext4x: packaging/dkms/check.sh: $*" >&2; exit 0; }
 cache='' once='' say=''
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -45,7 +45,7 @@ case $kver in
 '' | */* | .*) usage "bad kernel release '$kver'" ;;
 esac
 kbuild=${2:-/lib/modules/$kver/build}
-top=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 version=$(tr -d ' \n' <"$top/VERSION" 2>/dev/null)
 name=ext4x
 

@@ -1,7 +1,7 @@
 #!/bin/sh
-# DKMS PRE_BUILD script of ext4x (installed as dkms-pre-build.sh at the top of
-# the DKMS source tree; dkms runs it in its build copy of that tree).
-# Usage: dkms-pre-build.sh KERNELVER [KERNEL_BUILD_DIR]
+# DKMS PRE_BUILD script of ext4x (dkms.conf names it; dkms runs it in its
+# build copy of the source tree, whose top is two levels up).
+# Usage: packaging/dkms/pre-build.sh KERNELVER [KERNEL_BUILD_DIR]
 #
 # Runs ext4-backport/prepare.sh for exactly the kernel dkms builds for: it checks
 # that the ext4 source of that kernel is there (linux-source-X.Y of the headers'
@@ -14,7 +14,7 @@
 # Environment overrides of prepare.sh (KSRC, EXT4X_SRCDIR, EXT4X_PATCHDIR, ...)
 # reach it through dkms's environment.
 set -eu
-kver=${1:?usage: dkms-pre-build.sh KERNELVER [KERNEL_BUILD_DIR]}
+kver=${1:?usage: pre-build.sh KERNELVER [KERNEL_BUILD_DIR]}
 kbuild=${2:-/lib/modules/$kver/build}
-cd "$(dirname "$0")"
+cd "$(dirname "$0")/../.."
 exec ext4-backport/prepare.sh KVER="$kver" EXT4X_KBUILD="$kbuild"

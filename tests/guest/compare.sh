@@ -9,7 +9,7 @@
 # records what the meta file promises. Numbers are not judged. The host
 # checks the chart and the statistics (test-compare-plot).
 # timeout: 300
-. /tests/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 tool=/tools/ext4x-compare/ext4x-compare
 dev=/dev/pmem0
@@ -31,10 +31,10 @@ refusal() {
 	[ ! -b "$_d" ] || _after=$(sum1 "$_d")
 	if [ "$_rc" = "$_want" ] && printf '%s\n' "$_out" | grep -q "$_pat" &&
 		[ "$_before" = "$_after" ] && [ ! -e /tmp/refused ]; then
-		ktap_diag "$_out"
-		ktap_ok "$_desc"
+		ktap_print_msg "$_out"
+		ktap_test_pass "$_desc"
 	else
-		ktap_fail "$_desc" "exit $_rc (want $_want), message: $_out" \
+		ktap_test_fail "$_desc" "exit $_rc (want $_want), message: $_out" \
 			"want /$_pat/; first MiB $_before -> $_after" \
 			"results dir: $(ls -d /tmp/refused 2>&1)"
 	fi
@@ -73,8 +73,8 @@ mkdir -p /tmp/cwd && cd /tmp/cwd || exit 1
 	--fio-jobfile /tmp/user.fio --mount-opts noatime >/tmp/cmp.log 2>&1
 rc=$?
 cd / || exit 1
-ktap_diag "$(cat /tmp/cmp.log)"
-if [ "$rc" = 0 ]; then ktap_ok "one round runs"; else ktap_fail "one round runs" "exit $rc"; fi
+ktap_print_msg "$(cat /tmp/cmp.log)"
+if [ "$rc" = 0 ]; then ktap_test_pass "one round runs"; else ktap_test_fail "one round runs" "exit $rc"; fi
 ktap_check "results path printed" grep -q "results: $out" /tmp/cmp.log
 ktap_check "live progress: round, side, fs, job, metrics, elapsed" \
 	grep -q '^\[round 1/1\] B=ext4x randread: iops [0-9.]* IOPS.* ([0-9]*s)' /tmp/cmp.log
@@ -124,7 +124,7 @@ ktap_check "--fio-jobfile: the user's job ran on both sides, its file on the dev
 	 grep -q '^1	B	ext4x	jobfile	iops	' $out/runs.tsv &&
 	 test -s $out/raw/B/jobfile-1.json && test ! -e /tmp/cwd/userfile"
 ktap_check "--mount-opts: recorded with dax" grep -q '"mount_opts":"dax,noatime"' "$out/meta.json"
-ktap_diag "meta: $(cat "$out/meta.json")"
+ktap_print_msg "meta: $(cat "$out/meta.json")"
 ktap_check "meta records clocksource, gtod_reduce, fio, CPU and pmem" sh -c \
 	"grep -q '\"clocksource\":\"[a-z_0-9]*\",\"gtod_reduce\":\(true\|false\)' $out/meta.json &&
 	 grep -q '\"fio\":\"fio-' $out/meta.json && grep -q '\"cpu_model\":\"..*\"' $out/meta.json &&
@@ -139,7 +139,7 @@ ktap_check "statistics snapshots around every run (es_shrinker_info, mb_stats)" 
 	"for s in A B; do for w in before after; do
 		test -s $out/stats/\$s/alloc-1.\$w/mb_stats &&
 		test -s $out/stats/\$s/randread-1.\$w/es_shrinker_info || exit 1; done; done"
-ktap_diag "$(cat "$out/stats.md" 2>&1)"
+ktap_print_msg "$(cat "$out/stats.md" 2>&1)"
 ktap_check "the alloc job moves ext4x's allocator statistics (stats.md)" \
 	grep -q '^| B | alloc | mb_stats | ' "$out/stats.md"
 ktap_check "device left unmounted" sh -c "! grep -q '^$dev ' /proc/mounts"

@@ -12,8 +12,8 @@
 # 50 images (ext4x_long=1 on the kernel command line: 300).
 # timeout: 900
 # timeout-long: 1800
-# shellcheck source=tests/guest/lib.sh
-. /tests/guest/lib.sh
+# shellcheck source=tests/vm/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 nimg=50
 [ "$(boot_param ext4x_long)" = 1 ] && nimg=300
@@ -28,7 +28,7 @@ dmesg -c >/dev/null
 # and worse on the console, where the log parser looks for WARN and oops.
 dmesg -n 5
 modprobe ext4 && modprobe ext4x || {
-	ktap_fail "modprobe ext4 and ext4x" "$(ktap_dmesg | tail -n 10)"
+	ktap_test_fail "modprobe ext4 and ext4x" "$(ktap_dmesg | tail -n 10)"
 	exit 1
 }
 
@@ -98,14 +98,14 @@ for b in csum nocsum; do
 		# shellcheck disable=SC2046 # "offset length", split on purpose
 		set -- $(region $b $t)
 		if [ "${1:-0}" -lt 1024 ] || [ "${2:-0}" -eq 0 ]; then
-			ktap_fail "locate $t in base-$b" "region: $*"
+			ktap_test_fail "locate $t in base-$b" "region: $*"
 			exit 1
 		fi
 		eval "reg_${b}_$t=\"$1 $2\""
 	done
 done
 # shellcheck disable=SC2154 # the reg_* were set by the eval above
-ktap_diag "regions (offset length): sb gdt itable xattr extent dir:" \
+ktap_print_msg "regions (offset length): sb gdt itable xattr extent dir:" \
 	"csum: $reg_csum_sb, $reg_csum_gdt, $reg_csum_itable, $reg_csum_xattr, $reg_csum_extent, $reg_csum_dir" \
 	"nocsum: $reg_nocsum_sb, $reg_nocsum_gdt, $reg_nocsum_itable, $reg_nocsum_xattr, $reg_nocsum_extent, $reg_nocsum_dir"
 
@@ -189,19 +189,19 @@ while [ $i -lt "$nimg" ]; do
 	echo "# $line"
 	i=$((i + 1))
 done
-ktap_diag "hostile images: $nimg images, $total mounts per fs type:" \
+ktap_print_msg "hostile images: $nimg images, $total mounts per fs type:" \
 	"refused by both $both_refused, same outcome $same, ext4x better $better, ext4x worse $worse"
 if [ "$worse" -eq 0 ]; then
-	ktap_ok "ext4x does no worse than stock ext4 on $nimg corrupted images"
+	ktap_test_pass "ext4x does no worse than stock ext4 on $nimg corrupted images"
 else
-	ktap_fail "ext4x does no worse than stock ext4 on $nimg corrupted images" \
+	ktap_test_fail "ext4x does no worse than stock ext4 on $nimg corrupted images" \
 		"$(cat "$KTAP_TMP/worse")"
 fi
 # The serial log parser also counts every WARN, BUG and oops; say it here too.
 if [ -s "$work/problems" ]; then
-	ktap_fail "no oops or WARN in the kernel log" "$(head -n 30 "$work/problems")"
+	ktap_test_fail "no oops or WARN in the kernel log" "$(head -n 30 "$work/problems")"
 else
-	ktap_ok "no oops or WARN in the kernel log"
+	ktap_test_pass "no oops or WARN in the kernel log"
 fi
 rm -rf "$work"
 dmesg -n 7

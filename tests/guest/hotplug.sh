@@ -8,8 +8,8 @@
 # CPU1 is lost or counted twice. 20 s of load (ext4x_long=1: 300 s).
 # timeout: 600
 # timeout-long: 900
-# shellcheck source=tests/guest/lib.sh
-. /tests/guest/lib.sh
+# shellcheck source=tests/vm/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 mnt=/mnt/hp
 cpu=/sys/devices/system/cpu/cpu1/online
@@ -17,11 +17,11 @@ secs=20
 [ "$(boot_param ext4x_long)" = 1 ] && secs=300
 mkdir -p "$mnt"
 if [ ! -w "$cpu" ]; then
-	ktap_skip "cpu hotplug" "no $cpu"
+	ktap_test_skip "cpu hotplug" "no $cpu"
 	exit 0
 fi
 modprobe ext4x || {
-	ktap_fail "modprobe ext4x" "$(ktap_dmesg | tail -n 10)"
+	ktap_test_fail "modprobe ext4x" "$(ktap_dmesg | tail -n 10)"
 	exit 1
 }
 # No lazy init thread writing behind the test's back.
@@ -75,20 +75,20 @@ done
 kill $fpid 2>/dev/null
 wait $fpid
 frc=$?
-ktap_diag "cpu1 offline/online cycles: $flips (failed: $flipfail)" "$(cat "$KTAP_TMP/xl")"
+ktap_print_msg "cpu1 offline/online cycles: $flips (failed: $flipfail)" "$(cat "$KTAP_TMP/xl")"
 if [ "$flips" -ge 5 ] && [ "$flipfail" -eq 0 ]; then
-	ktap_ok "cpu1 went offline and online $flips times during the load"
+	ktap_test_pass "cpu1 went offline and online $flips times during the load"
 else
-	ktap_fail "cpu1 went offline and online during the load" "$flips ok, $flipfail failed"
+	ktap_test_fail "cpu1 went offline and online during the load" "$flips ok, $flipfail failed"
 fi
 ktap_check "xattr-load ran without a failed call" test "$xrc" -eq 0
 if [ "$frc" -eq 0 ] && ! grep -qi "verify.*fail\|bad magic\|crc32c: " "$KTAP_TMP/fio"; then
-	ktap_ok "fio crc32c verify during hotplug"
+	ktap_test_pass "fio crc32c verify during hotplug"
 else
-	ktap_fail "fio crc32c verify during hotplug" "exit $frc" "$(tail -n 20 "$KTAP_TMP/fio")"
+	ktap_test_fail "fio crc32c verify during hotplug" "exit $frc" "$(tail -n 20 "$KTAP_TMP/fio")"
 fi
 sync
-ktap_diag "$(cat "$stats")"
+ktap_print_msg "$(cat "$stats")"
 mbcache2_counts_add_up "after the load with hotplug" "$stats"
 
 # ---- quiet: sums do not move when CPU1 goes away and comes back ---------
@@ -100,9 +100,9 @@ snapshot "$KTAP_TMP/s2"
 echo 1 >"$cpu"
 snapshot "$KTAP_TMP/s3"
 if cmp -s "$KTAP_TMP/s1" "$KTAP_TMP/s2" && cmp -s "$KTAP_TMP/s1" "$KTAP_TMP/s3"; then
-	ktap_ok "mbcache2, es_shrinker_info and mb_stats sums unchanged by offline and online"
+	ktap_test_pass "mbcache2, es_shrinker_info and mb_stats sums unchanged by offline and online"
 else
-	ktap_fail "mbcache2, es_shrinker_info and mb_stats sums unchanged by offline and online" \
+	ktap_test_fail "mbcache2, es_shrinker_info and mb_stats sums unchanged by offline and online" \
 		"before / offline:" "$(diff "$KTAP_TMP/s1" "$KTAP_TMP/s2")" \
 		"before / online again:" "$(diff "$KTAP_TMP/s1" "$KTAP_TMP/s3")"
 fi
@@ -112,7 +112,7 @@ before=$(field lookups)
 xattr-load -d "$mnt/x" -f 400 -j 1 -n 1000 -w 0 >/dev/null 2>&1
 echo 1 >"$cpu"
 after=$(field lookups)
-ktap_diag "lookups before $before after $after (1000 gets and lists with cpu1 offline)"
+ktap_print_msg "lookups before $before after $after (1000 gets and lists with cpu1 offline)"
 mbcache2_counts_add_up "after a load with cpu1 offline" "$stats"
 umount "$mnt"
 ktap_check "live mbcache2 entries 0 after umount" \

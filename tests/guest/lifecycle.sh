@@ -7,8 +7,8 @@
 # (ext4x_long=1 on the kernel command line: 300 cycles.)
 # timeout: 600
 # timeout-long: 1200
-# shellcheck source=tests/guest/lib.sh
-. /tests/guest/lib.sh
+# shellcheck source=tests/vm/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 cycles=50
 [ "$(boot_param ext4x_long)" = 1 ] && cycles=300
@@ -61,11 +61,11 @@ while [ $i -lt "$cycles" ]; do
 	left=$(leftovers)
 	[ -z "$left" ] || { bad="cycle $i: left behind: $left"; break; }
 done
-ktap_diag "$i cycles in $(($(date +%s) - start)) s"
+ktap_print_msg "$i cycles in $(($(date +%s) - start)) s"
 if [ -z "$bad" ]; then
-	ktap_ok "$cycles load, mount, umount, unload cycles leave nothing behind"
+	ktap_test_pass "$cycles load, mount, umount, unload cycles leave nothing behind"
 else
-	ktap_fail "$cycles load, mount, umount, unload cycles leave nothing behind" "$bad"
+	ktap_test_fail "$cycles load, mount, umount, unload cycles leave nothing behind" "$bad"
 fi
 ktap_check "e2fsck -fn clean after the cycles" /sbin/e2fsck -fn /dev/pmem0
 ktap_check "no WARN, BUG or oops" sh -c '! dmesg | grep -E "WARNING:|BUG:|Oops|Call Trace"'

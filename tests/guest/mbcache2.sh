@@ -3,7 +3,7 @@
 # debugfs stats file and its reset, a cache pinning the module, the
 # shrinker under drop_caches, and load/unload cycles that leave nothing.
 # timeout: 400
-. /tests/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 dbg=/sys/kernel/debug/mbcache2
 
@@ -25,9 +25,9 @@ expect_fields() {
 		[ "$_got" = "${_kv#*=}" ] || _bad="$_bad ${_kv%%=*}=$_got (want ${_kv#*=})"
 	done
 	if [ -z "$_bad" ]; then
-		ktap_ok "$_desc"
+		ktap_test_pass "$_desc"
 	else
-		ktap_fail "$_desc" "mismatch:$_bad" "$(cat "$_file" 2>&1)"
+		ktap_test_fail "$_desc" "mismatch:$_bad" "$(cat "$_file" 2>&1)"
 	fi
 }
 
@@ -39,7 +39,7 @@ expect_fields() {
 slab_entry_size() {
 	_slab=/sys/kernel/slab/mbcache2_entry
 	if [ ! -e $_slab ]; then
-		ktap_fail "slab_cache_in_sysfs" "no $_slab"
+		ktap_test_fail "slab_cache_in_sysfs" "no $_slab"
 		return
 	fi
 	ktap_check "slab_entry_cache_has_no_constructor" test -z "$(cat $_slab/ctor)"
@@ -51,25 +51,25 @@ slab_entry_size() {
 		$(cat $_slab/poison) + $(cat $_slab/store_user)))
 	# name active_objs num_objs objsize objperslab pagesperslab ...
 	_line=$(grep '^mbcache2_entry ' /proc/slabinfo)
-	ktap_diag "sysfs: object_size $_osize slab_size $_ssize objs_per_slab $_per order $_order debug_flags $_dbg" \
+	ktap_print_msg "sysfs: object_size $_osize slab_size $_ssize objs_per_slab $_per order $_order debug_flags $_dbg" \
 		"slabinfo: ${_line:-none (merged into $(readlink $_slab))}"
 	if [ -n "$_line" ]; then
 		# shellcheck disable=SC2086 # split the slabinfo fields
 		set -- $_line
 		if [ "$4" = "$_ssize" ] && [ "$5" = "$_per" ]; then
-			ktap_ok "slabinfo_agrees_with_sysfs ($4 bytes, $5 per slab)"
+			ktap_test_pass "slabinfo_agrees_with_sysfs ($4 bytes, $5 per slab)"
 		else
-			ktap_fail "slabinfo_agrees_with_sysfs" "slabinfo $4/$5, sysfs $_ssize/$_per"
+			ktap_test_fail "slabinfo_agrees_with_sysfs" "slabinfo $4/$5, sysfs $_ssize/$_per"
 		fi
 	else
-		ktap_skip "slabinfo_agrees_with_sysfs" "cache merged into another"
+		ktap_test_skip "slabinfo_agrees_with_sysfs" "cache merged into another"
 	fi
 	if [ "$_dbg" = 0 ]; then
 		_want=$(((4096 << _order) / 56))
 		if [ "$_ssize" = 56 ] && [ "$_per" = "$_want" ]; then
-			ktap_ok "entry_takes_56_bytes_in_slab ($_per per $((4 << _order)) KiB)"
+			ktap_test_pass "entry_takes_56_bytes_in_slab ($_per per $((4 << _order)) KiB)"
 		else
-			ktap_fail "entry_takes_56_bytes_in_slab" \
+			ktap_test_fail "entry_takes_56_bytes_in_slab" \
 				"slab_size $_ssize, $_per per slab (want 56, $_want)"
 		fi
 	else
@@ -81,7 +81,7 @@ slab_entry_size() {
 # --- mode=hold: a cache with 10 entries, 1 duplicate, 20 lookups, 10 hits
 if modprobe mbcache2_test mode=hold; then
 	stats=$dbg/mbcache2_test-hold/stats
-	ktap_diag "$(cat "$stats")"
+	ktap_print_msg "$(cat "$stats")"
 	expect_fields "debugfs_stats_counts" "$stats" lookups=20 hits=10 \
 		inserts=10 duplicates=1 deletes=0 evictions=0 entries=10 \
 		stripe_entries=10 buckets=256 max_entries=4096
@@ -93,9 +93,9 @@ if modprobe mbcache2_test mode=hold; then
 	echo 0 >"$stats"
 	expect_fields "debugfs_reset_with_0" "$stats" lookups=0 entries=10
 	if (echo bogus >"$stats") 2>/dev/null; then
-		ktap_fail "debugfs_rejects_bad_write" "writing bogus succeeded"
+		ktap_test_fail "debugfs_rejects_bad_write" "writing bogus succeeded"
 	else
-		ktap_ok "debugfs_rejects_bad_write"
+		ktap_test_pass "debugfs_rejects_bad_write"
 	fi
 
 	ktap_check "stock_mbcache_loaded_beside_mbcache2" \
@@ -107,27 +107,27 @@ if modprobe mbcache2_test mode=hold; then
 	ref=$(cat /sys/module/mbcache2/refcnt)
 	holders=$(ls /sys/module/mbcache2/holders | wc -l)
 	if [ "$ref" -eq $((holders + 1)) ]; then
-		ktap_ok "cache_takes_module_reference"
+		ktap_test_pass "cache_takes_module_reference"
 	else
-		ktap_fail "cache_takes_module_reference" \
+		ktap_test_fail "cache_takes_module_reference" \
 			"refcnt $ref with $holders holders, want holders + 1"
 	fi
 	if rmmod mbcache2 2>/dev/null; then
-		ktap_fail "unload_refused_while_cache_exists" "rmmod mbcache2 succeeded"
+		ktap_test_fail "unload_refused_while_cache_exists" "rmmod mbcache2 succeeded"
 	else
-		ktap_ok "unload_refused_while_cache_exists"
+		ktap_test_pass "unload_refused_while_cache_exists"
 	fi
 	rmmod mbcache2_test
 	ref=$(cat /sys/module/mbcache2/refcnt)
 	if [ "$ref" -eq 0 ] && [ ! -e "$dbg/mbcache2_test-hold" ]; then
-		ktap_ok "destroy_drops_reference_and_debugfs_dir"
+		ktap_test_pass "destroy_drops_reference_and_debugfs_dir"
 	else
-		ktap_fail "destroy_drops_reference_and_debugfs_dir" \
+		ktap_test_fail "destroy_drops_reference_and_debugfs_dir" \
 			"refcnt $ref" "$(ls $dbg 2>&1)"
 	fi
 	ktap_check "unload_after_destroy" rmmod mbcache2
 else
-	ktap_fail "mode_hold_loads" "$(ktap_dmesg | tail -n 20)"
+	ktap_test_fail "mode_hold_loads" "$(ktap_dmesg | tail -n 20)"
 fi
 modprobe -r mbcache2_test 2>/dev/null
 modprobe -r mbcache2 2>/dev/null
@@ -142,7 +142,7 @@ if modprobe mbcache2_test mode=drop; then
 	sync
 	echo 2 >/proc/sys/vm/drop_caches
 	cat "$ctl" >/tmp/drop.after
-	ktap_diag "after drop_caches:" "$(cat /tmp/drop.after)" \
+	ktap_print_msg "after drop_caches:" "$(cat /tmp/drop.after)" \
 		"$(cat $dbg/mbcache2_test-drop/stats)"
 	expect_fields "drop_caches_frees_unused_entries" /tmp/drop.after \
 		unref_alive=0
@@ -150,7 +150,7 @@ if modprobe mbcache2_test mode=drop; then
 		held_alive=100 held_referenced=0
 	rmmod mbcache2_test
 else
-	ktap_fail "mode_drop_loads" "$(ktap_dmesg | tail -n 20)"
+	ktap_test_fail "mode_drop_loads" "$(ktap_dmesg | tail -n 20)"
 fi
 modprobe -r mbcache2_test 2>/dev/null
 modprobe -r mbcache2 2>/dev/null

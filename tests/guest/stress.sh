@@ -7,8 +7,8 @@
 # check-long passes it: 300 s).
 # timeout: 900
 # timeout-long: 1200
-# shellcheck source=tests/guest/lib.sh
-. /tests/guest/lib.sh
+# shellcheck source=tests/vm/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 mnt=/mnt/st
 mkdir -p "$mnt"
@@ -16,11 +16,11 @@ secs=12
 [ "$(boot_param ext4x_long)" = 1 ] && secs=300
 
 if ! command -v stress-ng >/dev/null; then
-	ktap_skip "stress-ng" "not in the guest image"
+	ktap_test_skip "stress-ng" "not in the guest image"
 	exit 0
 fi
 modprobe ext4x || {
-	ktap_fail "modprobe ext4x" "$(ktap_dmesg | tail -n 10)"
+	ktap_test_fail "modprobe ext4x" "$(ktap_dmesg | tail -n 10)"
 	exit 1
 }
 
@@ -29,7 +29,7 @@ phase() {
 	_m=$1
 	mke2fs -q -F -t ext4 /dev/pmem0 || return 1
 	if ! mount -t ext4x ${2:+-o "$2"} /dev/pmem0 "$mnt" 2>"$KTAP_TMP/err"; then
-		ktap_fail "$_m: mount -t ext4x ${2:+-o $2}" "$(cat "$KTAP_TMP/err")"
+		ktap_test_fail "$_m: mount -t ext4x ${2:+-o $2}" "$(cat "$KTAP_TMP/err")"
 		return 1
 	fi
 	mkdir -p "$mnt/sng" "$mnt/fio"
@@ -61,27 +61,27 @@ phase() {
 	grep -E '^stress-ng: (info|metrc).*\] *(xattr|dir|filename|rename|link|open|fallocate|dentry) ' \
 		"$KTAP_TMP/sng" | sed 's/^/# /' | head -n 12
 	if [ "$src" -eq 0 ]; then
-		ktap_ok "$_m: stress-ng xattr, dir, filename, rename, link, open, fallocate, dentry ${secs}s"
+		ktap_test_pass "$_m: stress-ng xattr, dir, filename, rename, link, open, fallocate, dentry ${secs}s"
 	else
-		ktap_fail "$_m: stress-ng xattr, dir, filename, rename, link, open, fallocate, dentry ${secs}s" \
+		ktap_test_fail "$_m: stress-ng xattr, dir, filename, rename, link, open, fallocate, dentry ${secs}s" \
 			"exit status $src" "$(grep -iE 'fail|error|fault' "$KTAP_TMP/sng" | head -n 20)"
 	fi
 	if [ "$frc" -eq 0 ] && ! grep -qi "verify.*fail\|bad magic\|crc32c: " "$KTAP_TMP/fio"; then
-		ktap_ok "$_m: fio crc32c verify alongside"
+		ktap_test_pass "$_m: fio crc32c verify alongside"
 		grep -E 'WRITE:|READ:' "$KTAP_TMP/fio" | sed 's/^ */# fio /'
 	else
-		ktap_fail "$_m: fio crc32c verify alongside" "exit status $frc" \
+		ktap_test_fail "$_m: fio crc32c verify alongside" "exit status $frc" \
 			"$(grep -iE 'err|fail|verify' "$KTAP_TMP/fio" | head -n 10)" \
 			"$(df -k "$mnt")"
 	fi
-	umount "$mnt" || { ktap_fail "$_m: umount" "$(grep " $mnt " /proc/mounts)"; return 1; }
+	umount "$mnt" || { ktap_test_fail "$_m: umount" "$(grep " $mnt " /proc/mounts)"; return 1; }
 	ktap_check "$_m: e2fsck -fn clean" /sbin/e2fsck -fn /dev/pmem0
 	if ktap_dmesg | grep -E "WARNING:|BUG:|Oops|Call Trace|EXT4-fs error|EXT4-fs warning" \
 		>"$KTAP_TMP/k"; then
-		ktap_fail "$_m: no WARN, BUG, oops or ext4 error in the kernel log" \
+		ktap_test_fail "$_m: no WARN, BUG, oops or ext4 error in the kernel log" \
 			"$(head -n 30 "$KTAP_TMP/k")"
 	else
-		ktap_ok "$_m: no WARN, BUG, oops or ext4 error in the kernel log"
+		ktap_test_pass "$_m: no WARN, BUG, oops or ext4 error in the kernel log"
 	fi
 }
 

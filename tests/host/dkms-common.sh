@@ -21,12 +21,12 @@ dkms_test_lock() {
 # dkms and KVER's headers, take the lock, and skip it too if an ext4x is
 # already registered or installed (a test must not touch a real one).
 dkms_test_start() {
-	[ "$(id -u)" -eq 0 ] || skip_all "needs root (dkms, apt-get)"
-	command -v dkms >/dev/null || skip_all "dkms not installed (tests/vm/deps.sh)"
-	[ -f "/lib/modules/$1/build/Makefile" ] || skip_all "no headers for $1"
+	[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root (dkms, apt-get)"
+	command -v dkms >/dev/null || ktap_skip_all "dkms not installed (scripts/install-deps.sh)"
+	[ -f "/lib/modules/$1/build/Makefile" ] || ktap_skip_all "no headers for $1"
 	dkms_test_lock
-	ext4x_present && skip_all "ext4x is already registered with dkms or installed as ext4x-dkms: not touching it"
-	[ ! -e "/usr/src/ext4x-$2" ] || skip_all "/usr/src/ext4x-$2 exists already: not touching it"
+	ext4x_present && ktap_skip_all "ext4x is already registered with dkms or installed as ext4x-dkms: not touching it"
+	[ ! -e "/usr/src/ext4x-$2" ] || ktap_skip_all "/usr/src/ext4x-$2 exists already: not touching it"
 }
 
 # Files under /lib/modules/KVER (not build/, source/) and /var/lib/dkms.

@@ -18,26 +18,26 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=tests/lib/ktap.sh
 . "$top/tests/lib/ktap.sh"
 
-echo "KTAP version 1"
+ktap_print_header
 
 # 1: the chart
 if ! command -v gnuplot >/dev/null; then
-	ktap_skip "plot.sh writes a PNG" "no gnuplot (apt-get install gnuplot-nox)"
+	ktap_test_skip "plot.sh writes a PNG" "no gnuplot (apt-get install gnuplot-nox)"
 else
 	out=$("$top/tools/ext4x-compare/plot.sh" "$fix/results.json" "$tmp/out.png" 2>&1)
 	rc=$?
 	sig=$(head -c 8 "$tmp/out.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
 	if [ "$rc" = 0 ] && [ "$sig" = 89504e470d0a1a0a ] && [ -s "$tmp/out.png" ]; then
-		ktap_ok "plot.sh writes a PNG ($(stat -c %s "$tmp/out.png") bytes)"
+		ktap_test_pass "plot.sh writes a PNG ($(stat -c %s "$tmp/out.png") bytes)"
 	else
-		ktap_fail "plot.sh writes a PNG" "exit $rc, signature '$sig'" "$out"
+		ktap_test_fail "plot.sh writes a PNG" "exit $rc, signature '$sig'" "$out"
 	fi
 fi
 if ! out=$("$top/tools/ext4x-compare/plot.sh" "$tmp/none.json" "$tmp/x.png" 2>&1) &&
 	[ ! -e "$tmp/x.png" ]; then
-	ktap_ok "plot.sh fails on a missing results file"
+	ktap_test_pass "plot.sh fails on a missing results file"
 else
-	ktap_fail "plot.sh fails on a missing results file" "$out"
+	ktap_test_fail "plot.sh fails on a missing results file" "$out"
 fi
 
 # 2: --report under each shell gives the fixture's results.json and table.md
@@ -45,7 +45,7 @@ for sh in bash dash busybox; do
 	cmd=("$sh")
 	[ "$sh" = busybox ] && cmd=(busybox sh)
 	if ! command -v "$sh" >/dev/null; then
-		ktap_skip "--report under $sh" "no $sh"
+		ktap_test_skip "--report under $sh" "no $sh"
 		continue
 	fi
 	d=$tmp/report-$sh
@@ -55,9 +55,9 @@ for sh in bash dash busybox; do
 	rc=$?
 	if [ "$rc" = 0 ] && cmp -s "$d/results.json" "$fix/results.json" &&
 		cmp -s "$d/table.md" "$fix/table.md"; then
-		ktap_ok "--report under $sh rebuilds results.json and table.md"
+		ktap_test_pass "--report under $sh rebuilds results.json and table.md"
 	else
-		ktap_fail "--report under $sh rebuilds results.json and table.md" "exit $rc" "$out" \
+		ktap_test_fail "--report under $sh rebuilds results.json and table.md" "exit $rc" "$out" \
 			"$(diff "$fix/results.json" "$d/results.json" | head -n 10)"
 	fi
 done
@@ -75,9 +75,9 @@ while IFS= read -r line; do
 	[ "$ta $tb $tr" = "$a $b $r" ] || bad="$bad $job(json $a $b $r, table $ta $tb $tr)"
 done < <(grep '^{"name":' "$fix/results.json")
 if [ -z "$bad" ] && grep -q '^{"name":' "$fix/results.json"; then
-	ktap_ok "fixture: JSON jobs and table rows agree"
+	ktap_test_pass "fixture: JSON jobs and table rows agree"
 else
-	ktap_fail "fixture: JSON jobs and table rows agree" "$bad"
+	ktap_test_fail "fixture: JSON jobs and table rows agree" "$bad"
 fi
 
 # 4: the interval of the ratio, on values whose answer is worked out by
@@ -105,16 +105,16 @@ echo '{"test":1}' >"$mw/meta.json"
 for sh in bash busybox; do
 	cmd=("$sh")
 	[ "$sh" = busybox ] && cmd=(busybox sh)
-	command -v "$sh" >/dev/null || { ktap_skip "interval under $sh" "no $sh"; continue; }
+	command -v "$sh" >/dev/null || { ktap_test_skip "interval under $sh" "no $sh"; continue; }
 	out=$("${cmd[@]}" "$tool" --report "$mw" --no-plot 2>&1)
 	want1='| j | iops | IOPS | 103.0 | 203.0 | 1.971 | 1.933..2.010 | B higher (better) |'
 	want2='| j | clat_p99 | us | 13.0 | 12.0 | 0.923 | 0.733..1.167 | no difference shown |'
 	want3='| k | iops | IOPS | 102.0 | 202.0 | 1.980 | - | too few rounds for an interval |'
 	if grep -qxF "$want1" <<<"$out" && grep -qxF "$want2" <<<"$out" &&
 		grep -qxF "$want3" <<<"$out" && grep -q '"ci":\[1.933,2.010\],"conf":0.968' "$mw/results.json"; then
-		ktap_ok "Mann-Whitney interval of B/A under $sh: worked example"
+		ktap_test_pass "Mann-Whitney interval of B/A under $sh: worked example"
 	else
-		ktap_fail "Mann-Whitney interval of B/A under $sh: worked example" "$out"
+		ktap_test_fail "Mann-Whitney interval of B/A under $sh: worked example" "$out"
 	fi
 done
 
@@ -124,16 +124,16 @@ done
 out=$("$tool" --diff "$mw" "$mw" --out "$tmp/diff" --no-plot 2>&1)
 rc=$?
 if [ "$rc" = 0 ] && grep -qxF '| B:j | iops | IOPS | 203.0 | 203.0 | 1.000 | 0.985..1.015 | no difference shown |' <<<"$out"; then
-	ktap_ok "--diff DIR DIR: ratio 1, no difference shown"
+	ktap_test_pass "--diff DIR DIR: ratio 1, no difference shown"
 else
-	ktap_fail "--diff DIR DIR: ratio 1, no difference shown" "exit $rc" "$out"
+	ktap_test_fail "--diff DIR DIR: ratio 1, no difference shown" "exit $rc" "$out"
 fi
 out=$("$tool" --diff "$mw" "$tmp/nowhere" --out "$tmp/diff2" 2>&1)
 rc=$?
 if [ "$rc" = 2 ] && grep -q "nowhere has no runs.tsv" <<<"$out" && [ ! -e "$tmp/diff2" ]; then
-	ktap_ok "--diff with a directory without results: exit 2, nothing written"
+	ktap_test_pass "--diff with a directory without results: exit 2, nothing written"
 else
-	ktap_fail "--diff with a directory without results: exit 2, nothing written" "exit $rc: $out"
+	ktap_test_fail "--diff with a directory without results: exit 2, nothing written" "exit $rc: $out"
 fi
 
 # the chart of a results file with intervals and latency: three panels
@@ -142,9 +142,9 @@ if command -v gnuplot >/dev/null; then
 	rc=$?
 	sig=$(head -c 8 "$tmp/mw.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
 	if [ "$rc" = 0 ] && [ "$sig" = 89504e470d0a1a0a ]; then
-		ktap_ok "plot.sh draws intervals and the latency panel"
+		ktap_test_pass "plot.sh draws intervals and the latency panel"
 	else
-		ktap_fail "plot.sh draws intervals and the latency panel" "exit $rc" "$out"
+		ktap_test_fail "plot.sh draws intervals and the latency panel" "exit $rc" "$out"
 	fi
 fi
 
@@ -165,34 +165,34 @@ done
 if grep -qxF '| B | alloc | mb_stats | mballoc: reqs: # | 8 |' "$st/stats.md" &&
 	grep -qxF '| B | alloc | mb_stats | mballoc: #/# cache hits/misses [1] | 6 |' "$st/stats.md" &&
 	! grep -q 'same\|\[2\]' "$st/stats.md"; then
-	ktap_ok "stats.md sums the changes of the statistics over the rounds"
+	ktap_test_pass "stats.md sums the changes of the statistics over the rounds"
 else
-	ktap_fail "stats.md sums the changes of the statistics over the rounds" "$(cat "$st/stats.md" 2>&1)"
+	ktap_test_fail "stats.md sums the changes of the statistics over the rounds" "$(cat "$st/stats.md" 2>&1)"
 fi
 
 # 7: refusals that need no device
 out=$("$tool" --device "$tmp/nonexistent" --out "$tmp/r1" 2>&1)
 rc=$?
 if [ "$rc" = 3 ] && grep -q "no such device" <<<"$out" && [ ! -e "$tmp/r1" ]; then
-	ktap_ok "refuses a missing device"
+	ktap_test_pass "refuses a missing device"
 else
-	ktap_fail "refuses a missing device" "exit $rc: $out"
+	ktap_test_fail "refuses a missing device" "exit $rc: $out"
 fi
 : >"$tmp/plain"
 out=$("$tool" --device "$tmp/plain" --out "$tmp/r2" 2>&1)
 rc=$?
 if [ "$rc" = 3 ] && grep -q "not a block device" <<<"$out" && [ ! -s "$tmp/plain" ] &&
 	[ ! -e "$tmp/r2" ]; then
-	ktap_ok "refuses a regular file"
+	ktap_test_pass "refuses a regular file"
 else
-	ktap_fail "refuses a regular file" "exit $rc: $out"
+	ktap_test_fail "refuses a regular file" "exit $rc: $out"
 fi
 out=$("$tool" --device /dev/null --rounds x 2>&1)
 rc=$?
 if [ "$rc" = 2 ] && grep -q "not a number" <<<"$out"; then
-	ktap_ok "bad usage exits 2"
+	ktap_test_pass "bad usage exits 2"
 else
-	ktap_fail "bad usage exits 2" "exit $rc: $out"
+	ktap_test_fail "bad usage exits 2" "exit $rc: $out"
 fi
 
-ktap_done
+ktap_finished

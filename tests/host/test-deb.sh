@@ -2,25 +2,30 @@
 # The ext4x-dkms .deb, KTAP on stdout: `make deb` (packaging/mkdeb.sh) builds it;
 # it holds only the DKMS sources under /usr/src/ext4x-VERSION (no tests, no build
 # output) and depends on dkms and linux-source-X.Y; `apt-get install ./ext4x-dkms_*.deb`
-# builds and installs the modules through DKMS for KVER (the postinst builds for
-# the kernels in /lib/modules; the running kernel here is not the target); modinfo
-# shows KVER's vermagic and the depends; purge removes everything again.
+# builds and installs the modules through DKMS for every kernel with headers in
+# /lib/modules (dh_dkms's postinst; the running kernel here is not the target),
+# so one install covers every kernel of make check: for each of them
+# (EXT4X_KVERS, else KVER) dkms status says installed and modinfo shows its
+# vermagic and the depends; purge removes everything again. The package's
+# version is VERSION's, and docs/INSTALL.md is its README.Debian.
 # Always purges what it installed (EXIT trap); skips if ext4x is already there.
-# Usage: tests/host/test-deb.sh [KVER]
+# kernel-independent: one run covers every kernel (tests/host/run.sh)
+# Usage: tests/host/test-deb.sh [KVER]   (EXT4X_KVERS="K1 K2": the kernels to check)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/host/dkms-common.sh
 . "$top/tests/host/dkms-common.sh"
 
-kver=${1:-${KVER:-$("$top/tests/vm/kver.sh")}}
+kver=${1:-${KVER:-$("$top/scripts/kver.sh")}}
+read -r -a kvers <<<"${EXT4X_KVERS:-$kver}"
 version=$(tr -d ' \n' <"$top/VERSION")
-echo "KTAP version 1"
-command -v dh_dkms >/dev/null || skip_all "dh-dkms not installed (tests/vm/deps.sh)"
+ktap_print_header
+command -v dh_dkms >/dev/null || ktap_skip_all "dh-dkms not installed (scripts/install-deps.sh)"
 dkms_test_start "$kver" "$version"
 
 tmp=$(mktemp -d /tmp/ext4x-deb-test.XXXXXX)
 chmod 755 "$tmp"   # apt's _apt user reads the local .deb
-state_snapshot "$kver" >"$tmp/before"
+for k in "${kvers[@]}"; do state_snapshot "$k" >"$tmp/before.$k"; done
 # shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	if dpkg-query -W -f='${db:Status-Abbrev}' ext4x-dkms 2>/dev/null | grep -qv '^.n'; then
@@ -31,7 +36,7 @@ cleanup() {
 	if [ -n "$(dkms status -m ext4x -v "$version" 2>/dev/null)" ]; then
 		dkms remove -m ext4x -v "$version" --all >/dev/null 2>&1
 	fi
-	state_restore_depmod "$kver" "$tmp/before"
+	for k in "${kvers[@]}"; do state_restore_depmod "$k" "$tmp/before.$k"; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -41,7 +46,7 @@ deb=$tmp/ext4x-dkms_${version}_all.deb
 t0=$(date +%s)
 ktap_check "make deb builds ext4x-dkms_${version}_all.deb" \
 	bash -c "make -s -C '$top' deb DEB_OUT='$tmp' >'$tmp/make.log' 2>&1 && [ -f '$deb' ]"
-ktap_diag "make deb took $(($(date +%s) - t0)) s"
+ktap_print_msg "make deb took $(($(date +%s) - t0)) s"
 
 # contents: exactly the staged DKMS tree under usr/src/ext4x-VERSION, and the docs
 "$top/packaging/mkdkmssrc.sh" "$tmp/stage" >/dev/null
@@ -50,40 +55,51 @@ dpkg-deb -c "$deb" 2>/dev/null | awk '$1 !~ /^d/ {print $6}' | grep -v '^./usr/s
 ktap_check "package holds exactly the DKMS sources (+ /usr/share/doc)" diff -u "$tmp/want" "$tmp/have"
 ktap_check "no tests, build output or kernel source in the package" bash -c \
 	"! grep -E '/tests/|\\.(o|ko|mod|mod\\.c|cmd|a)\$|/build/|linux-source|fs/ext4/' '$tmp/have'"
+ktap_check "package version $(dpkg-deb -f "$deb" Version 2>/dev/null) is VERSION's ($version)" \
+	test "$(dpkg-deb -f "$deb" Version 2>/dev/null)" = "$version"
+# (dh_compress gzips it: it is over 4 KiB)
+ktap_check "docs/INSTALL.md is the package's README.Debian" bash -c \
+	"dpkg-deb --fsys-tarfile '$deb' | tar -xOf - ./usr/share/doc/ext4x-dkms/README.Debian.gz | zcat | cmp -s - '$top/docs/INSTALL.md'"
 deps=$(dpkg-deb -f "$deb" Depends 2>/dev/null)
-ktap_diag "Depends: $deps" "Recommends: $(dpkg-deb -f "$deb" Recommends 2>/dev/null)"
-xy=$(echo "$kver" | cut -d. -f1-2)
-ktap_check "Depends: dkms and linux-source-$xy" bash -c \
-	"grep -qE '(^|, )dkms( |,|\$)' <<<'$deps' && grep -qE 'linux-source-$xy( |,|\$)' <<<'$deps'"
+ktap_print_msg "Depends: $deps" "Recommends: $(dpkg-deb -f "$deb" Recommends 2>/dev/null)"
+for k in "${kvers[@]}"; do
+	xy=$(echo "$k" | cut -d. -f1-2)
+	ktap_check "Depends: dkms and linux-source-$xy" bash -c \
+		"grep -qE '(^|, )dkms( |,|\$)' <<<'$deps' && grep -qE 'linux-source-$xy( |,|\$)' <<<'$deps'"
+done
 
 t0=$(date +%s)
 ktap_check "apt-get install ./ext4x-dkms_${version}_all.deb" bash -c \
 	"cd '$tmp' && DEBIAN_FRONTEND=noninteractive apt-get install -y ./ext4x-dkms_${version}_all.deb >'$tmp/apt.log' 2>&1 || { tail -n 25 '$tmp/apt.log'; exit 1; }"
-ktap_diag "apt-get install took $(($(date +%s) - t0)) s (DKMS build included)"
-ktap_check "dkms status: ext4x/$version installed for $kver" bash -c \
-	"dkms status -m ext4x -v '$version' -k '$kver' | grep -q ': installed'"
-dest=/lib/modules/$kver/updates/dkms
-for m in percpu_stats mbcache2 ext4x; do
-	ko=$(dkms_ko "$dest" "$m") || ko=$dest/$m.ko
-	ktap_check "${ko##*/} in $dest, vermagic $kver" bash -c \
-		"[ -f $ko ] && modinfo -F vermagic $ko | grep -q '^$kver SMP '"
+ktap_print_msg "apt-get install took $(($(date +%s) - t0)) s (DKMS builds for every kernel with headers included)"
+for k in "${kvers[@]}"; do
+	ktap_check "dkms status: ext4x/$version installed for $k" bash -c \
+		"dkms status -m ext4x -v '$version' -k '$k' | grep -q ': installed'"
+	dest=/lib/modules/$k/updates/dkms
+	for m in percpu_stats mbcache2 ext4x; do
+		ko=$(dkms_ko "$dest" "$m") || ko=$dest/$m.ko
+		ktap_check "${ko##*/} in $dest, vermagic $k" bash -c \
+			"[ -f $ko ] && modinfo -F vermagic $ko | grep -q '^$k SMP '"
+	done
+	ext4x_ko=$(dkms_ko "$dest" ext4x) || ext4x_ko=$dest/ext4x.ko
+	mbcache2_ko=$(dkms_ko "$dest" mbcache2) || mbcache2_ko=$dest/mbcache2.ko
+	ktap_check "modinfo ($k): ext4x depends on mbcache2,percpu_stats; mbcache2 on percpu_stats" bash -c \
+		"modinfo -F depends $ext4x_ko | tr , '\\n' | grep -qx mbcache2 &&
+		 modinfo -F depends $ext4x_ko | tr , '\\n' | grep -qx percpu_stats &&
+		 [ \"\$(modinfo -F depends $mbcache2_ko)\" = percpu_stats ]"
+	ktap_print_msg "ext4x: $(modinfo -F vermagic "$ext4x_ko" 2>&1); depends: $(modinfo -F depends "$ext4x_ko" 2>&1)"
 done
-ext4x_ko=$(dkms_ko "$dest" ext4x) || ext4x_ko=$dest/ext4x.ko
-mbcache2_ko=$(dkms_ko "$dest" mbcache2) || mbcache2_ko=$dest/mbcache2.ko
-ktap_check "modinfo: ext4x depends on mbcache2,percpu_stats; mbcache2 on percpu_stats" bash -c \
-	"modinfo -F depends $ext4x_ko | tr , '\\n' | grep -qx mbcache2 &&
-	 modinfo -F depends $ext4x_ko | tr , '\\n' | grep -qx percpu_stats &&
-	 [ \"\$(modinfo -F depends $mbcache2_ko)\" = percpu_stats ]"
-ktap_diag "ext4x: $(modinfo -F vermagic "$ext4x_ko" 2>&1); depends: $(modinfo -F depends "$ext4x_ko" 2>&1)"
 
 ktap_check "apt-get purge ext4x-dkms" bash -c \
 	"DEBIAN_FRONTEND=noninteractive apt-get purge -y ext4x-dkms >'$tmp/purge.log' 2>&1 || { tail -n 25 '$tmp/purge.log'; exit 1; }"
-left=$(state_leftovers "$kver" "$tmp/before"; [ ! -e "/usr/src/ext4x-$version" ] || echo "/usr/src/ext4x-$version")
-if [ -z "$left" ]; then
-	ktap_ok "nothing left under /lib/modules/$kver, /var/lib/dkms or /usr/src"
-else
-	ktap_fail "nothing left under /lib/modules/$kver, /var/lib/dkms or /usr/src" "left:" "$left"
-fi
+for k in "${kvers[@]}"; do
+	left=$(state_leftovers "$k" "$tmp/before.$k"; [ ! -e "/usr/src/ext4x-$version" ] || echo "/usr/src/ext4x-$version")
+	if [ -z "$left" ]; then
+		ktap_test_pass "nothing left under /lib/modules/$k, /var/lib/dkms or /usr/src"
+	else
+		ktap_test_fail "nothing left under /lib/modules/$k, /var/lib/dkms or /usr/src" "left:" "$left"
+	fi
+done
 ktap_check "ext4x-dkms no longer known to dpkg" bash -c \
 	"! dpkg-query -W -f='\${db:Status-Abbrev}' ext4x-dkms 2>/dev/null | grep -qv '^.n'"
-ktap_done
+ktap_finished

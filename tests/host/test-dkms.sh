@@ -1,12 +1,12 @@
 #!/bin/bash
 # The DKMS install flow on this host, against the Debian headers of KVER (that
 # kernel need not run here; nothing is loaded on the host), KTAP on stdout:
-#   stage /usr/src/ext4x-VERSION, dkms add; the refusals (missing source, no patch
+#   `dkms add .` in a clean checkout of the tree (top-level dkms.conf); the refusals (missing source, no patch
 #   series, a kernel outside BUILD_EXCLUSIVE_KERNEL) with their one-line messages,
 #   each a BUILD_EXCLUSIVE skip (exit 77) before anything is built;
 #   dkms build + install -k KVER; the installed modules' vermagic, depends, signer;
 #   those modules (copied out of /lib/modules/KVER/updates/dkms, not our build dir)
-#   booted in the QEMU guest: tests/guest/dkms_modprobe.sh (modprobe, mount -o dax);
+#   booted in the QEMU guest: tests/standalone/dkms-modprobe.sh (modprobe, mount -o dax);
 #   dkms remove, and nothing of ours left under /lib/modules or /var/lib/dkms.
 # Always leaves ext4x unregistered (EXIT trap), and never touches an ext4x that was
 # registered before it started (then it skips).
@@ -17,10 +17,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/host/dkms-common.sh
 . "$top/tests/host/dkms-common.sh"
 
-kver=${1:-${KVER:-$("$top/tests/vm/kver.sh")}}
+kver=${1:-${KVER:-$("$top/scripts/kver.sh")}}
 version=$(tr -d ' \n' <"$top/VERSION")
 src=/usr/src/ext4x-$version
-echo "KTAP version 1"
+ktap_print_header
 dkms_test_start "$kver" "$version"
 
 tmp=$(mktemp -d /tmp/ext4x-dkms-test.XXXXXX)
@@ -40,10 +40,18 @@ trap 'exit 130' INT TERM
 xy=$(echo "$kver" | cut -d. -f1-2)
 mkdir -p "$tmp/empty"
 
-ktap_check "stage $src (packaging/mkdkmssrc.sh)" "$top/packaging/mkdkmssrc.sh" "$src"
-ktap_check "only build sources staged (no tests, no build output)" bash -c \
-	"! find '$src' \\( -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '*.cmd' -o -path '*/tests/*' -o -path '*/build/*' \\) | grep ."
-ktap_check "dkms add -m ext4x -v $version" dkms add -m ext4x -v "$version"
+# As a developer installs from git: `dkms add .` in a clean checkout (the
+# tracked files of this tree), which reads the top-level dkms.conf and copies
+# the tree to $src. (The .deb's staged tree is test-deb.sh's and
+# test-kernel-update.sh's.)
+checkout=$tmp/checkout
+mkdir -p "$checkout"
+ktap_check "a clean checkout of this tree (git ls-files)" bash -c \
+	"git -C '$top' ls-files -z | (cd '$top' && tar --null -T - -cf -) | tar -xf - -C '$checkout'"
+ktap_check "dkms add . in the checkout: ext4x/$version registered, the tree in $src" bash -c \
+	"cd '$checkout' && dkms add . >'$tmp/add.log' 2>&1 &&
+	 dkms status -m ext4x -v '$version' | grep -q ': added' &&
+	 [ -f '$src/dkms.conf' ] && [ -x '$src/packaging/dkms/pre-build.sh' ] || { cat '$tmp/add.log'; exit 1; }"
 
 # dkms_build_fails DESC REGEX [ENV=VALUE...] KERNELVER: the build is refused and
 # stderr shows the one line matching REGEX exactly once; dkms's own output follows.
@@ -55,10 +63,10 @@ dkms_refused() {
 	last_rc=$rc
 	n=$(grep -cE "$re" "$tmp/err")
 	if [ "$rc" -ne 0 ] && [ "$n" -eq 1 ]; then
-		ktap_ok "$desc"
-		ktap_diag "dkms build exit $rc, stderr:" "$(cat "$tmp/err")"
+		ktap_test_pass "$desc"
+		ktap_print_msg "dkms build exit $rc, stderr:" "$(cat "$tmp/err")"
 	else
-		ktap_fail "$desc" "dkms build exit $rc, $n matching line(s) for: $re" \
+		ktap_test_fail "$desc" "dkms build exit $rc, $n matching line(s) for: $re" \
 			"stderr:" "$(cat "$tmp/err")" "stdout:" "$(tail -n 5 "$tmp/out")"
 	fi
 }
@@ -92,7 +100,7 @@ ktap_check "unsupported kernel: nothing created for it" bash -c "[ ! -e /lib/mod
 # 4. the real build and install for KVER
 t0=$(date +%s)
 ktap_check "dkms build -m ext4x -v $version -k $kver" dkms build -m ext4x -v "$version" -k "$kver"
-ktap_diag "dkms build took $(($(date +%s) - t0)) s"
+ktap_print_msg "dkms build took $(($(date +%s) - t0)) s"
 ktap_check "dkms install -m ext4x -v $version -k $kver" dkms install -m ext4x -v "$version" -k "$kver"
 dest=/lib/modules/$kver/updates/dkms
 for m in percpu_stats mbcache2 ext4x; do
@@ -109,31 +117,31 @@ if grep -q '^CONFIG_MODULE_SIG=y' "/lib/modules/$kver/build/.config" 2>/dev/null
 	ktap_check "signed with dkms's MOK (/var/lib/dkms/mok.pub)" bash -c \
 		"for m in percpu_stats mbcache2 ext4x; do [ \"\$(modinfo -k $kver -F signer \$m)\" = 'DKMS module signing key' ] || exit 1; done"
 else
-	ktap_skip "signed with dkms's MOK" "$kver has no CONFIG_MODULE_SIG"
+	ktap_test_skip "signed with dkms's MOK" "$kver has no CONFIG_MODULE_SIG"
 fi
-ktap_diag "$(dkms status -m ext4x)"
+ktap_print_msg "$(dkms status -m ext4x)"
 
 # 5. the DKMS-installed modules in the guest: depmod, modprobe ext4x, mount -o dax
 if [ "${EXT4X_DKMS_NO_GUEST:-0}" = 1 ]; then
-	ktap_skip "guest: dkms_modprobe with the DKMS-installed modules" "EXT4X_DKMS_NO_GUEST=1"
+	ktap_test_skip "guest: dkms-modprobe with the DKMS-installed modules" "EXT4X_DKMS_NO_GUEST=1"
 elif ! command -v qemu-system-x86_64 >/dev/null; then
-	ktap_skip "guest: dkms_modprobe with the DKMS-installed modules" "no qemu-system-x86_64"
+	ktap_test_skip "guest: dkms-modprobe with the DKMS-installed modules" "no qemu-system-x86_64"
 else
 	mkdir -p "$tmp/ko"
 	for m in percpu_stats mbcache2 ext4x; do
 		dkms_ko_copy "$dest" "$m" "$tmp/ko" || echo "# $m: no module in $dest"
 	done
 	EXT4X_QUIET=1 "$top/tests/vm/run-guest.sh" --kver "$kver" --modules "$tmp/ko" \
-		--tests dkms_modprobe --timeout 600 --results "$tmp/guest" >"$tmp/guest.log" 2>&1 && rc=0 || rc=$?
+		--tests dkms-modprobe --timeout 600 --results "$tmp/guest" >"$tmp/guest.log" 2>&1 && rc=0 || rc=$?
 	total=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/guest.log" | tail -n 1)
 	sed -n '/^==== summary/,$p' "$tmp/guest.log" | sed 's/^/# /'
 	if [ "$rc" -eq 0 ] && [ -n "$total" ]; then
-		ktap_ok "guest: dkms_modprobe with the DKMS-installed modules ($total)"
+		ktap_test_pass "guest: dkms-modprobe with the DKMS-installed modules ($total)"
 		# the refusal messages for the README
 		grep -aE 'modprobe: ERROR|Lockdown:|is rejected' "$tmp/guest/serial.log" 2>/dev/null |
 			sed 's/^[[:space:]]*#* *//; s/^\[ *[0-9.]*\] //' | sort -u | sed 's/^/# guest: /'
 	else
-		ktap_fail "guest: dkms_modprobe with the DKMS-installed modules" "run-guest.sh exit $rc: ${total:-no total}" \
+		ktap_test_fail "guest: dkms-modprobe with the DKMS-installed modules" "run-guest.sh exit $rc: ${total:-no total}" \
 			"$(tail -n 20 "$tmp/guest.log")" \
 			"$(grep -aE '^ *(not ok|# )' "$tmp/guest/serial.log" 2>/dev/null | tail -n 40)"
 	fi
@@ -143,8 +151,8 @@ fi
 ktap_check "dkms remove -m ext4x -v $version --all" dkms remove -m ext4x -v "$version" --all
 left=$(state_leftovers "$kver" "$tmp/before")
 if [ -z "$left" ]; then
-	ktap_ok "nothing left under /lib/modules/$kver or /var/lib/dkms"
+	ktap_test_pass "nothing left under /lib/modules/$kver or /var/lib/dkms"
 else
-	ktap_fail "nothing left under /lib/modules/$kver or /var/lib/dkms" "left:" "$left"
+	ktap_test_fail "nothing left under /lib/modules/$kver or /var/lib/dkms" "left:" "$left"
 fi
-ktap_done
+ktap_finished

@@ -3,18 +3,18 @@
 # under its stock name with percpu_stats and mbcache2 in one Kbuild pass, in
 # a private copy of the tree (so the suite's own build is untouched), then
 # boots it in the guest in place of Debian's ext4.ko
-# (tests/guest/dropin_ext4.sh). Prints KTAP.
+# (tests/standalone/dropin-ext4.sh). Prints KTAP.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-kver=${KVER:-$("$top/tests/vm/kver.sh")}
+kver=${KVER:-$("$top/scripts/kver.sh")}
 tmp=$(mktemp -d /tmp/ext4x-dropin.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 # shellcheck source=tests/lib/ktap.sh
 . "$top/tests/lib/ktap.sh"
 
-echo "KTAP version 1"
-ktap_plan 3
+ktap_print_header
+ktap_set_plan 3
 git -C "$top" ls-files -z | (cd "$top" && tar --null -T - -cf -) |
 	tar -xf - -C "$tmp"
 start=$(date +%s)
@@ -22,13 +22,13 @@ if make -C "$tmp" KVER="$kver" EXT4X_TESTS=0 EXT4X_FLAVOUR=ext4 modules \
 	>"$tmp/build.log" 2>&1 &&
 	[ -f "$tmp/ext4-backport/build/ext4/fs/ext4/ext4.ko" ] &&
 	! grep -q "warning:" "$tmp/build.log"; then
-	ktap_ok "FLAVOUR=ext4 builds ext4.ko with no warning ($(($(date +%s) - start)) s)"
+	ktap_test_pass "FLAVOUR=ext4 builds ext4.ko with no warning ($(($(date +%s) - start)) s)"
 else
-	ktap_fail "FLAVOUR=ext4 builds ext4.ko with no warning" \
+	ktap_test_fail "FLAVOUR=ext4 builds ext4.ko with no warning" \
 		"$(tail -n 30 "$tmp/build.log")"
-	ktap_skip modinfo "no module"
-	ktap_skip guest "no module"
-	ktap_done
+	ktap_test_skip modinfo "no module"
+	ktap_test_skip guest "no module"
+	ktap_finished
 	exit 1
 fi
 
@@ -39,17 +39,17 @@ sed 's/\.o$/.ko/' "$tmp/modules.order" | (cd "$tmp" && xargs cp -t "$mods")
 if grep -q "^name: *ext4$" "$tmp/modinfo" &&
 	grep -q "^depends:.*mbcache2" "$tmp/modinfo" &&
 	grep -q "^alias: *fs-ext4$" "$tmp/modinfo"; then
-	ktap_ok "the drop-in is named ext4, aliased fs-ext4, depends on mbcache2"
+	ktap_test_pass "the drop-in is named ext4, aliased fs-ext4, depends on mbcache2"
 else
-	ktap_fail "the drop-in is named ext4, aliased fs-ext4, depends on mbcache2" \
+	ktap_test_fail "the drop-in is named ext4, aliased fs-ext4, depends on mbcache2" \
 		"$(tail -n 30 "$tmp/modinfo")"
 fi
 
 if EXT4X_QUIET=1 "$top/tests/vm/run-guest.sh" --kver "$kver" --modules "$mods" \
-	--tests dropin_ext4 --timeout 400 >"$tmp/guest.log" 2>&1; then
-	ktap_ok "guest: $(tail -n 1 "$tmp/guest.log") in the drop-in guest"
+	--tests dropin-ext4 --timeout 400 >"$tmp/guest.log" 2>&1; then
+	ktap_test_pass "guest: $(tail -n 1 "$tmp/guest.log") in the drop-in guest"
 else
-	ktap_fail "guest: the drop-in ext4 mounts and works" \
+	ktap_test_fail "guest: the drop-in ext4 mounts and works" \
 		"$(tail -n 30 "$tmp/guest.log")"
 fi
-ktap_done
+ktap_finished

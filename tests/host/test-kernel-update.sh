@@ -29,14 +29,14 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/host/dkms-common.sh
 . "$top/tests/host/dkms-common.sh"
 
-kver=${1:-${KVER:-$("$top/tests/vm/kver.sh")}}
+kver=${1:-${KVER:-$("$top/scripts/kver.sh")}}
 version=$(tr -d ' \n' <"$top/VERSION")
 src=/usr/src/ext4x-$version
 via_deb=${EXT4X_KU_VIA_DEB:-0}
-echo "KTAP version 1"
-[ "$via_deb" = 0 ] || command -v dh_dkms >/dev/null || skip_all "EXT4X_KU_VIA_DEB=1 needs dh-dkms"
+ktap_print_header
+[ "$via_deb" = 0 ] || command -v dh_dkms >/dev/null || ktap_skip_all "EXT4X_KU_VIA_DEB=1 needs dh-dkms"
 if ! command -v dpkg-deb >/dev/null || ! command -v linux-run-hooks >/dev/null; then
-	skip_all "needs dpkg-deb and linux-run-hooks (linux-base)"
+	ktap_skip_all "needs dpkg-deb and linux-run-hooks (linux-base)"
 fi
 dkms_test_start "$kver" "$version"
 
@@ -45,11 +45,11 @@ fake=$xy.0-99-amd64          # the new kernel of the series
 nokver=6.999.0-1-amd64       # a kernel of a series ext4x has no patches for
 fakepkg=linux-headers-$fake
 for d in "/lib/modules/$fake" "/lib/modules/$nokver" "/usr/src/linux-headers-$fake"; do
-	[ ! -e "$d" ] || skip_all "$d exists: not touching it"
+	[ ! -e "$d" ] || ktap_skip_all "$d exists: not touching it"
 done
 dpkg-query -W -f='${db:Status-Abbrev}' "$fakepkg" 2>/dev/null | grep -q '^.[^n]' &&
-	skip_all "$fakepkg is installed: not touching it"
-[ -f "/usr/src/linux-source-$xy.tar.xz" ] || skip_all "no /usr/src/linux-source-$xy.tar.xz"
+	ktap_skip_all "$fakepkg is installed: not touching it"
+[ -f "/usr/src/linux-source-$xy.tar.xz" ] || ktap_skip_all "no /usr/src/linux-source-$xy.tar.xz"
 audit_before=$(dpkg --audit 2>&1)
 
 tmp=$(mktemp -d /tmp/ext4x-kernel-update.XXXXXX)
@@ -98,7 +98,7 @@ else
 	ktap_check "dkms install -m ext4x -v $version -k $kver (build, install)" \
 		dkms install -m ext4x -v "$version" -k "$kver"
 fi
-ktap_diag "ext4x for $kver took $(($(date +%s) - t0)) s"
+ktap_print_msg "ext4x for $kver took $(($(date +%s) - t0)) s"
 dest=/lib/modules/$kver/updates/dkms
 ktap_check "ext4x installed for $kver" bash -c \
 	"dkms status -m ext4x -v '$version' -k '$kver' | grep -q ': installed' && [ -n \"\$(ls '$dest'/ext4x.ko* 2>/dev/null)\" ]"
@@ -110,7 +110,7 @@ kver_files() {
 }
 kver_files >"$tmp/kver.files"
 dpkg --audit >"$tmp/audit.setup" 2>&1
-ktap_diag "$(wc -l <"$tmp/kver.files") files of ext4x for $kver recorded"
+ktap_print_msg "$(wc -l <"$tmp/kver.files") files of ext4x for $kver recorded"
 
 # ---- fake sources ------------------------------------------------------------------------
 # KVER's own fs/ext4, Makefile and trace header, from the real tarball
@@ -143,7 +143,7 @@ if [ -n "$bad" ]; then
 		"$src/ext4-backport/patches/$xy/$bad" >"$tmp/pline"
 	ktap_check "fake source: patch #$nth ($bad) made not to apply ($pfile)" mksrc patchfail edit_patchfail
 else
-	ktap_fail "fake source: a series with patches" "$series names no patch"
+	ktap_test_fail "fake source: a series with patches" "$series names no patch"
 fi
 ktap_check "fake source: a compile error in fs/ext4/balloc.c" mksrc compilefail edit_compilefail
 mkdir -p "$tmp/src-none"
@@ -188,10 +188,10 @@ one_line() {
 	for s in "$@"; do lines=$(grep -F -- "$s" <<<"$lines"); done
 	n=$(grep -c . <<<"$lines")
 	if [ "$n" -eq 1 ]; then
-		ktap_ok "$desc"
-		ktap_diag "$lines"
+		ktap_test_pass "$desc"
+		ktap_print_msg "$lines"
 	else
-		ktap_fail "$desc" "$n lines hold all of:" "$@" "output:" "$(cat "$file")"
+		ktap_test_fail "$desc" "$n lines hold all of:" "$@" "output:" "$(cat "$file")"
 	fi
 }
 # untouched K: nothing of ext4x for K, KVER's files unchanged, dkms status
@@ -221,12 +221,12 @@ t0=$(date +%s)
 env "${env_patchfail[@]}" dpkg -i "$tmp/$fakepkg.deb" >"$tmp/dpkg.out" 2>&1 && rc=0 || rc=$?
 t_dpkg=$(($(date +%s) - t0))
 if [ "$rc" -eq 0 ] && dpkg-query -W -f='${db:Status-Abbrev}' "$fakepkg" | grep -q '^ii'; then
-	ktap_ok "patch does not apply: dpkg -i $fakepkg exits 0, package configured (ii)"
+	ktap_test_pass "patch does not apply: dpkg -i $fakepkg exits 0, package configured (ii)"
 else
-	ktap_fail "patch does not apply: dpkg -i $fakepkg exits 0, package configured (ii)" "exit $rc" "$(cat "$tmp/dpkg.out")"
+	ktap_test_fail "patch does not apply: dpkg -i $fakepkg exits 0, package configured (ii)" "exit $rc" "$(cat "$tmp/dpkg.out")"
 fi
 sed 's/^/# dpkg: /' "$tmp/dpkg.out"
-ktap_diag "dpkg -i took $t_dpkg s (with the check's first run on the small fake tarball)"
+ktap_print_msg "dpkg -i took $t_dpkg s (with the check's first run on the small fake tarball)"
 one_line "patch does not apply: one line names $fake, patch $xy/$bad (#$nth) and what to do" "$tmp/dpkg.out" \
 	"ext4x: ext4x $version is not built for $fake: patch $xy/$bad (#$nth in " \
 	"does not apply to $tmp/src-patchfail/linux-source-$xy.tar.xz ($hver, Debian $fakedeb)" "$nobuild"
@@ -242,27 +242,27 @@ t0=$(date +%s%N)
 hook postinst.d "$fake" "${env_patchfail[@]}" && rc=0 || rc=$?
 t_hit=$((($(date +%s%N) - t0) / 1000000))
 if [ "$rc" -eq 0 ]; then
-	ktap_ok "patch does not apply: /etc/kernel/postinst.d/dkms $fake exits 0"
+	ktap_test_pass "patch does not apply: /etc/kernel/postinst.d/dkms $fake exits 0"
 else
-	ktap_fail "patch does not apply: /etc/kernel/postinst.d/dkms $fake exits 0" "exit $rc" "$(cat "$tmp/hook.out")"
+	ktap_test_fail "patch does not apply: /etc/kernel/postinst.d/dkms $fake exits 0" "exit $rc" "$(cat "$tmp/hook.out")"
 fi
 one_line "patch does not apply: the image hook says it too" "$tmp/hook.out" \
 	"ext4x: ext4x $version is not built for $fake: patch $xy/$bad" "$nobuild"
-ktap_diag "the whole image hook, verdict from the cache: $t_hit ms"
+ktap_print_msg "the whole image hook, verdict from the cache: $t_hit ms"
 # what dkms.conf adds to each dkms command once the verdict is cached: one
-# dkms-check.sh run (the line is said once per --once id)
+# packaging/dkms/check.sh run (the line is said once per --once id)
 t0=$(date +%s%N)
 for _ in 1 2 3 4 5 6 7 8 9 10; do
-	env "${env_patchfail[@]}" "$src/dkms-check.sh" --once "$$" --cache "/var/lib/dkms/ext4x/$version/.check" \
+	env "${env_patchfail[@]}" "$src/packaging/dkms/check.sh" --once "$$" --cache "/var/lib/dkms/ext4x/$version/.check" \
 		"$fake" 2>/dev/null
 done
-ktap_diag "dkms-check.sh with a cached verdict: $((($(date +%s%N) - t0) / 10000000)) ms a run (mean of 10)"
+ktap_print_msg "packaging/dkms/check.sh with a cached verdict: $((($(date +%s%N) - t0) / 10000000)) ms a run (mean of 10)"
 # 2c. dkms build on the command line: a clear refusal, exit 77
 env "${env_patchfail[@]}" dkms build -m ext4x -v "$version" -k "$fake" >"$tmp/out" 2>&1 && rc=0 || rc=$?
 if [ "$rc" -eq 77 ] && grep -q 'BUILD_EXCLUSIVE directive which does not match' "$tmp/out"; then
-	ktap_ok "patch does not apply: dkms build -k $fake refuses (exit 77)"
+	ktap_test_pass "patch does not apply: dkms build -k $fake refuses (exit 77)"
 else
-	ktap_fail "patch does not apply: dkms build -k $fake refuses (exit 77)" "exit $rc" "$(cat "$tmp/out")"
+	ktap_test_fail "patch does not apply: dkms build -k $fake refuses (exit 77)" "exit $rc" "$(cat "$tmp/out")"
 fi
 one_line "patch does not apply: dkms build says why, once" "$tmp/out" \
 	"ext4x: ext4x $version is not built for $fake: patch $xy/$bad" "$nobuild"
@@ -301,16 +301,16 @@ rm -rf "/lib/modules/$nokver"
 t0=$(date +%s)
 hook header_postinst.d "$fake" "${env_compilefail[@]}" && rc=0 || rc=$?
 if [ "$rc" -ne 0 ] && grep -q 'Bad return status for module build on kernel: '"$fake" "$tmp/hook.out"; then
-	ktap_ok "compile error: the hook fails (exit $rc, dkms's 'Bad return status'), not skipped"
+	ktap_test_pass "compile error: the hook fails (exit $rc, dkms's 'Bad return status'), not skipped"
 else
-	ktap_fail "compile error: the hook fails, not skipped" "exit $rc" "$(tail -n 20 "$tmp/hook.out")"
+	ktap_test_fail "compile error: the hook fails, not skipped" "exit $rc" "$(tail -n 20 "$tmp/hook.out")"
 fi
-ktap_diag "compile error case took $(($(date +%s) - t0)) s"
+ktap_print_msg "compile error case took $(($(date +%s) - t0)) s"
 mlog=/var/lib/dkms/ext4x/$version/build/make.log
 if grep -q 'ext4x kernel-update test: a compile error' "$mlog"; then
-	ktap_ok "compile error: it is ours, in dkms's make.log"
+	ktap_test_pass "compile error: it is ours, in dkms's make.log"
 else
-	ktap_fail "compile error: it is ours, in dkms's make.log" "$(tail -n 15 "$mlog" 2>&1)"
+	ktap_test_fail "compile error: it is ours, in dkms's make.log" "$(tail -n 15 "$mlog" 2>&1)"
 fi
 ktap_check "compile error: no 'is not built for' skip line" bash -c "! grep -q 'is not built for' '$tmp/hook.out'"
 untouched "$fake"
@@ -327,13 +327,13 @@ else
 fi
 left=$(state_leftovers "$kver" "$tmp/before")
 if [ -z "$left" ]; then
-	ktap_ok "nothing left under /lib/modules/$kver or /var/lib/dkms (verdict cache included)"
+	ktap_test_pass "nothing left under /lib/modules/$kver or /var/lib/dkms (verdict cache included)"
 else
-	ktap_fail "nothing left under /lib/modules/$kver or /var/lib/dkms" "left:" "$left"
+	ktap_test_fail "nothing left under /lib/modules/$kver or /var/lib/dkms" "left:" "$left"
 fi
 if [ -z "$audit_before" ]; then
 	ktap_check "dpkg --audit is empty" bash -c '[ -z "$(dpkg --audit 2>&1)" ]'
 else
-	ktap_skip "dpkg --audit is empty" "it was not before the test"
+	ktap_test_skip "dpkg --audit is empty" "it was not before the test"
 fi
-ktap_done
+ktap_finished

@@ -14,10 +14,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/lib/ktap.sh
 . "$top/tests/lib/ktap.sh"
 
-echo "KTAP version 1"
+ktap_print_header
 if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh_dkms >/dev/null; then
-	ktap_skip "ext4x-tools package" "debhelper or dh-dkms not installed (tests/vm/deps.sh)"
-	ktap_done
+	ktap_test_skip "ext4x-tools package" "debhelper or dh-dkms not installed (scripts/install-deps.sh)"
+	ktap_finished
 	exit 0
 fi
 version=$(tr -d ' \n' <"$top/VERSION")
@@ -48,7 +48,7 @@ ktap_check "the helpers are executables for $arch" bash -c \
 
 deps=$(dpkg-deb -f "$deb" Depends 2>/dev/null)
 recs=$(dpkg-deb -f "$deb" Recommends 2>/dev/null)
-ktap_diag "Depends: $deps" "Recommends: $recs"
+ktap_print_msg "Depends: $deps" "Recommends: $recs"
 ktap_check "Depends: fio, e2fsprogs, util-linux; Recommends: gnuplot-nox" bash -c \
 	"for p in fio e2fsprogs util-linux; do grep -qE \"(^|, )\$p( |,|\\\$)\" <<<'$deps' || exit 1; done
 	 grep -qE '(^|, )gnuplot-nox( |,|\$)' <<<'$recs'"
@@ -59,16 +59,16 @@ tool=$root/usr/sbin/ext4x-compare
 out=$("$tool" --help 2>&1)
 rc=$?
 if [ "$rc" = 0 ] && grep -q -- '--fio-jobfile' <<<"$out"; then
-	ktap_ok "ext4x-compare --help exits 0"
+	ktap_test_pass "ext4x-compare --help exits 0"
 else
-	ktap_fail "ext4x-compare --help exits 0" "exit $rc: $out"
+	ktap_test_fail "ext4x-compare --help exits 0" "exit $rc: $out"
 fi
 out=$("$tool" --rounds 2>&1)
 rc=$?
 if [ "$rc" = 2 ] && [ "$(wc -l <<<"$out")" -le 2 ] && grep -q "missing value for --rounds" <<<"$out"; then
-	ktap_ok "bad usage exits 2 with a short message"
+	ktap_test_pass "bad usage exits 2 with a short message"
 else
-	ktap_fail "bad usage exits 2 with a short message" "exit $rc: $out"
+	ktap_test_fail "bad usage exits 2 with a short message" "exit $rc: $out"
 fi
 # statx-dax on a tmpfs file: no DAX there, exit 1 (or 2 where the kernel
 # does not report the attribute); 3 would be a usage or statx error
@@ -76,35 +76,35 @@ fi
 "$root/usr/libexec/ext4x/statx-dax" "$tmp/plain" >/dev/null 2>&1
 rc=$?
 if [ "$rc" = 1 ] || [ "$rc" = 2 ]; then
-	ktap_ok "statx-dax runs: a file under /tmp is not DAX (exit $rc)"
+	ktap_test_pass "statx-dax runs: a file under /tmp is not DAX (exit $rc)"
 else
-	ktap_fail "statx-dax runs: a file under /tmp is not DAX" "exit $rc"
+	ktap_test_fail "statx-dax runs: a file under /tmp is not DAX" "exit $rc"
 fi
 mkdir "$tmp/x"
 if "$root/usr/libexec/ext4x/xattr-load" -d "$tmp/x" -f 3 -s >"$tmp/xl.log" 2>&1 &&
 	[ "$(find "$tmp/x" -type f | wc -l)" = 3 ]; then
-	ktap_ok "xattr-load runs: sets up 3 files"
+	ktap_test_pass "xattr-load runs: sets up 3 files"
 else
-	ktap_skip "xattr-load runs: sets up 3 files" "$(tail -n 1 "$tmp/xl.log") (no user xattrs on $tmp?)"
+	ktap_test_skip "xattr-load runs: sets up 3 files" "$(tail -n 1 "$tmp/xl.log") (no user xattrs on $tmp?)"
 fi
 # --report of the unpacked command finds plot.sh in ../libexec/ext4x
 rep=$tmp/report
 mkdir -p "$rep"
 cp "$top/tools/ext4x-compare/fixtures/demo/runs.tsv" "$top/tools/ext4x-compare/fixtures/demo/meta.json" "$rep/"
 if ! command -v gnuplot >/dev/null; then
-	ktap_skip "the installed command draws the chart with its plot.sh" "no gnuplot"
+	ktap_test_skip "the installed command draws the chart with its plot.sh" "no gnuplot"
 elif out=$("$tool" --report "$rep" 2>&1) && [ -s "$rep/results.png" ]; then
-	ktap_ok "the installed command draws the chart with its plot.sh"
+	ktap_test_pass "the installed command draws the chart with its plot.sh"
 else
-	ktap_fail "the installed command draws the chart with its plot.sh" "$out"
+	ktap_test_fail "the installed command draws the chart with its plot.sh" "$out"
 fi
 
 man=$root/usr/share/man/man8/ext4x-compare.8.gz
 out=$(MANWIDTH=80 man -l "$man" 2>&1 >"$tmp/man.txt")
 if [ -z "$out" ] && grep -q '^NAME' "$tmp/man.txt" && grep -q -- '--diff DIR1 DIR2' "$tmp/man.txt"; then
-	ktap_ok "man -l renders ext4x-compare(8) without warnings"
+	ktap_test_pass "man -l renders ext4x-compare(8) without warnings"
 else
-	ktap_fail "man -l renders ext4x-compare(8) without warnings" "$out" "$(head -n 5 "$tmp/man.txt")"
+	ktap_test_fail "man -l renders ext4x-compare(8) without warnings" "$out" "$(head -n 5 "$tmp/man.txt")"
 fi
 ktap_check "groff finds nothing to warn about in the page" bash -c \
 	"[ -z \"\$(zcat '$man' | groff -man -ww -z 2>&1)\" ]"
@@ -113,6 +113,6 @@ if command -v lintian >/dev/null; then
 	ktap_check "lintian: no error or warning" bash -c \
 		"lintian --fail-on error,warning '$deb' >'$tmp/lintian.log' 2>&1 || { cat '$tmp/lintian.log'; exit 1; }"
 else
-	ktap_skip "lintian: no error or warning" "lintian not installed"
+	ktap_test_skip "lintian: no error or warning" "lintian not installed"
 fi
-ktap_done
+ktap_finished

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the benchmark modules share: their output (kernel log lines with a
- * "bench: " prefix, which tests/guest/lib.sh run_kmod_bench collects into a
+ * "bench: " prefix, which tests/vm/guest/lib.sh run_kmod_bench collects into a
  * table) and the summary of one measurement repeated over interleaved
  * rounds (median, min, max). A benchmark reports; it never fails.
  */

@@ -56,8 +56,8 @@ static struct ktap ktap;
 ({									\
 	bool __ok = !!(cond);						\
 	if (!__ok)							\
-		ktap_diag("%s:%d: check failed: %s", __func__,		\
-			  __LINE__, #cond);				\
+		ktap_print_msg("%s:%d: check failed: %s", __func__,		\
+			       __LINE__, #cond);				\
 	__ok;								\
 })
 
@@ -75,8 +75,8 @@ static bool stats_entries_ok(struct mbcache2 *cache, u64 want)
 	mbcache2_get_stats(cache, &st);
 	if (st.entries == want && mbcache2_count(cache) == want)
 		return true;
-	ktap_diag("entries: stats %llu, stripes %lu, want %llu", st.entries,
-		  mbcache2_count(cache), want);
+	ktap_print_msg("entries: stats %llu, stripes %lu, want %llu", st.entries,
+		       mbcache2_count(cache), want);
 	return false;
 }
 
@@ -459,7 +459,7 @@ static bool wait_below_limit(struct mbcache2 *c)
 			return true;
 		msleep(20);
 	}
-	ktap_diag("count %lu, still not below max %lu", count, max);
+	ktap_print_msg("count %lu, still not below max %lu", count, max);
 	return false;
 }
 
@@ -519,8 +519,8 @@ static bool cache_wide_case(int bits, unsigned long one_key)
 	msleep(50);
 	settle_stats(c, &st);
 	if (!CHECK(st.evictions == 0 && mbcache2_count(c) == max - 16))
-		ktap_diag("bits %d: %llu evicted, %lu cached of %lu", bits,
-			  st.evictions, mbcache2_count(c), max - 16);
+		ktap_print_msg("bits %d: %llu evicted, %lu cached of %lu", bits,
+			       st.evictions, mbcache2_count(c), max - 16);
 	ok &= CHECK(st.entries == max - 16);
 
 	/* Over the limit: the trim work takes the cache below it */
@@ -578,8 +578,8 @@ static bool test_entry_size(void)
 {
 	unsigned int ours = mbcache2_entry_size();
 
-	ktap_diag("entry bytes: mbcache2 %u, stock mbcache %zu", ours,
-		  sizeof(struct mb_cache_entry));
+	ktap_print_msg("entry bytes: mbcache2 %u, stock mbcache %zu", ours,
+		       sizeof(struct mb_cache_entry));
 	return CHECK(ours >= sizeof(struct mbcache2_entry)) &&
 	       CHECK(ours <= sizeof(struct mb_cache_entry));
 }
@@ -695,10 +695,10 @@ static bool diff_same(struct diff_state *s, struct mb_cache_entry *ea,
 	    test_bit(MBE_REUSABLE_B, &ea->e_flags) ==
 	    test_bit(MBE2_REUSABLE_B, &eb->e_flags))
 		return true;
-	ktap_diag("op %lu %s: stock %s %u/%llu, mbcache2 %s %u/%llu", s->op,
-		  what, ea ? "entry" : "NULL", ea ? ea->e_key : 0,
-		  ea ? ea->e_value : 0, eb ? "entry" : "NULL",
-		  eb ? eb->e_key : 0, eb ? eb->e_value : 0);
+	ktap_print_msg("op %lu %s: stock %s %u/%llu, mbcache2 %s %u/%llu", s->op,
+		       what, ea ? "entry" : "NULL", ea ? ea->e_key : 0,
+		       ea ? ea->e_value : 0, eb ? "entry" : "NULL",
+		       eb ? eb->e_key : 0, eb ? eb->e_value : 0);
 	return false;
 }
 
@@ -735,7 +735,7 @@ static bool diff_step(struct diff_state *s)
 		rb = mbcache2_entry_create(s->b, GFP_KERNEL, key, value,
 					   reusable);
 		if (ra != rb) {
-			ktap_diag("op %lu create: %d vs %d", s->op, ra, rb);
+			ktap_print_msg("op %lu create: %d vs %d", s->op, ra, rb);
 			return false;
 		}
 		return true;
@@ -745,7 +745,7 @@ static bool diff_step(struct diff_state *s)
 		rb = mbcache2_entry_ensure(s->b, GFP_KERNEL, key, value,
 					   reusable);
 		if (ra != rb) {
-			ktap_diag("op %lu ensure: %d vs %d", s->op, ra, rb);
+			ktap_print_msg("op %lu ensure: %d vs %d", s->op, ra, rb);
 			return false;
 		}
 		return true;
@@ -781,7 +781,7 @@ static bool diff_step(struct diff_state *s)
 			ea = mb_cache_entry_find_next(s->a, ea);
 			eb = mbcache2_entry_find_next(s->b, eb);
 		}
-		ktap_diag("op %lu find: walk longer than %d", s->op, DIFF_WALK);
+		ktap_print_msg("op %lu find: walk longer than %d", s->op, DIFF_WALK);
 		return false;
 	case 5:	/* delete_or_get */
 		ea = mb_cache_entry_delete_or_get(s->a, key, value);
@@ -861,9 +861,9 @@ static bool test_differential(void)
 	mbcache2_get_stats(s->b, &st);
 	ok &= CHECK(st.evictions == 0);
 	ok &= CHECK(st.entries == present);
-	ktap_diag("differential: %lu ops, %lu entries left", s->op, present);
-	ktap_diag("differential: %llu inserts %llu deletes %llu lookups",
-		  st.inserts, st.deletes, st.lookups);
+	ktap_print_msg("differential: %lu ops, %lu entries left", s->op, present);
+	ktap_print_msg("differential: %llu inserts %llu deletes %llu lookups",
+		       st.inserts, st.deletes, st.lookups);
 out:
 	if (s->a)
 		mb_cache_destroy(s->a);
@@ -1018,9 +1018,9 @@ static bool test_concurrency(void)
 	ok &= CHECK(errors == 0);
 	/* The threads are done; a trim one of them queued may not be. */
 	settle_stats(c, &st);
-	ktap_diag("concurrency: %u threads, %lu ops", started, ops);
-	ktap_diag("concurrency: %llu inserts %llu evictions %llu deletes %llu left",
-		  st.inserts, st.evictions, st.deletes, st.entries);
+	ktap_print_msg("concurrency: %u threads, %lu ops", started, ops);
+	ktap_print_msg("concurrency: %llu inserts %llu evictions %llu deletes %llu left",
+		       st.inserts, st.evictions, st.deletes, st.entries);
 	ok &= CHECK(st.entries == mbcache2_count(c));
 	ok &= CHECK(st.inserts == st.evictions + st.deletes + st.entries);
 	/* Nothing is in use: two passes (second chance) empty the cache */
@@ -1195,14 +1195,15 @@ static int __init mbcache2_test_init(void)
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		planned += !quick || cases[i].quick;
-	ktap_start(&ktap, planned);
+	ktap_print_header();
+	ktap_set_plan(&ktap, planned);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		if (quick && !cases[i].quick)
 			continue;
-		ktap_result(&ktap, cases[i].fn(), cases[i].name);
+		ktap_test_result(&ktap, cases[i].fn(), cases[i].name);
 	}
-	ktap_diag("mbcache2 live objects at the end: %llu",
-		  mbcache2_live_objects());
+	ktap_print_msg("mbcache2 live objects at the end: %llu",
+		       mbcache2_live_objects());
 	return 0;
 }
 

@@ -6,7 +6,7 @@
  *
  * Module parameter lifecycle=N skips the cases and instead creates and
  * destroys N objects, for the load/unload leak loop in
- * tests/guest/percpu_stats.sh.
+ * tests/guest/percpu-stats.sh.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -111,7 +111,7 @@ static int register_ret_probe(struct kretprobe *rp,
 		err = register_kretprobe(rp);
 	}
 	if (err)
-		ktap_diag("no kretprobe on %s (%d)", names[n - 1], err);
+		ktap_print_msg("no kretprobe on %s (%d)", names[n - 1], err);
 	return err;
 }
 
@@ -135,7 +135,7 @@ static void test_init_zeroes(void)
 		ok = pcs.base[i] == 0 && percpu_stats_sum(&pcs, i) == 0;
 	percpu_stats_destroy(&pcs);
 	ok = ok && !pcs.counters && !pcs.base && !pcs.nstats;
-	ktap_result(&t, ok, "init_zeroes_every_cpu_destroy_clears");
+	ktap_test_result(&t, ok, "init_zeroes_every_cpu_destroy_clears");
 }
 
 static void test_init_errors(void)
@@ -144,17 +144,17 @@ static void test_init_errors(void)
 	int err;
 
 	err = percpu_stats_init(&pcs, 0, GFP_KERNEL);
-	ktap_result(&t, err == -EINVAL && !pcs.counters && !pcs.base,
-		    "init_rejects_zero");
+	ktap_test_result(&t, err == -EINVAL && !pcs.counters && !pcs.base,
+			 "init_rejects_zero");
 
 	err = percpu_stats_init(&pcs, PERCPU_STATS_MAX + 1, GFP_KERNEL);
 	if (!err)
 		percpu_stats_destroy(&pcs);
-	ktap_result(&t, err == -EINVAL, "init_rejects_absurd_count");
+	ktap_test_result(&t, err == -EINVAL, "init_rejects_absurd_count");
 
 	err = percpu_stats_init(&pcs, PERCPU_STATS_MAX, GFP_KERNEL);
-	ktap_result(&t, !err && pcs.nstats == PERCPU_STATS_MAX,
-		    "init_accepts_max_count");
+	ktap_test_result(&t, !err && pcs.nstats == PERCPU_STATS_MAX,
+			 "init_accepts_max_count");
 	percpu_stats_destroy(&pcs);
 	percpu_stats_destroy(&pcs);	/* twice is harmless */
 }
@@ -185,11 +185,11 @@ static void test_init_enomem(void)
 	ok = err == -ENOMEM && seen_kmalloc && seen_kmalloc_freed &&
 	     !pcs.counters && !pcs.base && pcs.nstats == 0;
 	if (!ok)
-		ktap_diag("err %d base seen %d freed %d", err, !!seen_kmalloc,
-			  seen_kmalloc_freed);
+		ktap_print_msg("err %d base seen %d freed %d", err, !!seen_kmalloc,
+			       seen_kmalloc_freed);
 	if (!err)
 		percpu_stats_destroy(&pcs);
-	ktap_result(&t, ok, "init_enomem_percpu_frees_base");
+	ktap_test_result(&t, ok, "init_enomem_percpu_frees_base");
 
 	/* The first allocation fails: nothing else may be attempted. */
 	fail_kmalloc = true;
@@ -201,7 +201,7 @@ static void test_init_enomem(void)
 	if (!err)
 		percpu_stats_destroy(&pcs);
 	percpu_stats_destroy(&pcs);
-	ktap_result(&t, ok, "init_enomem_base");
+	ktap_test_result(&t, ok, "init_enomem_base");
 
 	unregister_kprobe(&kfree_probe);
 	unregister_kretprobe(&kmalloc_probe);
@@ -214,8 +214,8 @@ no_kfree:
 no_kmalloc:
 	unregister_kretprobe(&percpu_probe);
 no_probes:
-	ktap_skip(&t, "init_enomem_percpu_frees_base", "no kprobes");
-	ktap_skip(&t, "init_enomem_base", "no kprobes");
+	ktap_test_skip(&t, "init_enomem_percpu_frees_base", "no kprobes");
+	ktap_test_skip(&t, "init_enomem_base", "no kprobes");
 }
 
 static void test_add_inc_dec(void)
@@ -224,7 +224,7 @@ static void test_add_inc_dec(void)
 	bool ok;
 
 	if (percpu_stats_init(&pcs, 3, GFP_KERNEL)) {
-		ktap_result(&t, false, "add_inc_dec_exact");
+		ktap_test_result(&t, false, "add_inc_dec_exact");
 		return;
 	}
 	percpu_stats_add(&pcs, 0, 5);
@@ -236,7 +236,7 @@ static void test_add_inc_dec(void)
 	ok = percpu_stats_sum(&pcs, 0) == 4 && percpu_stats_sum(&pcs, 1) == 0 &&
 	     percpu_stats_sum(&pcs, 2) == 3;
 	percpu_stats_destroy(&pcs);
-	ktap_result(&t, ok, "add_inc_dec_exact");
+	ktap_test_result(&t, ok, "add_inc_dec_exact");
 }
 
 static void test_beyond_32bit(void)
@@ -247,7 +247,7 @@ static void test_beyond_32bit(void)
 	int i;
 
 	if (percpu_stats_init(&pcs, 2, GFP_KERNEL)) {
-		ktap_result(&t, false, "values_beyond_2_pow_32");
+		ktap_test_result(&t, false, "values_beyond_2_pow_32");
 		return;
 	}
 	percpu_stats_add(&pcs, 0, big);
@@ -258,7 +258,7 @@ static void test_beyond_32bit(void)
 	ok = percpu_stats_sum(&pcs, 0) == 2 * big &&
 	     percpu_stats_sum(&pcs, 1) == (9ULL << 40) - (1ULL << 41);
 	percpu_stats_destroy(&pcs);
-	ktap_result(&t, ok, "values_beyond_2_pow_32");
+	ktap_test_result(&t, ok, "values_beyond_2_pow_32");
 }
 
 /* ---- writer threads ------------------------------------------------- */
@@ -337,7 +337,7 @@ static void test_sum_all_cpus(void)
 	w = kcalloc(nr_cpu_ids, sizeof(*w), GFP_KERNEL);
 	if (!w || percpu_stats_init(&pcs, 2, GFP_KERNEL)) {
 		kfree(w);
-		ktap_result(&t, false, "sum_exact_writers_on_every_cpu");
+		ktap_test_result(&t, false, "sum_exact_writers_on_every_cpu");
 		return;
 	}
 	cpus_read_lock();
@@ -365,12 +365,12 @@ static void test_sum_all_cpus(void)
 	ok = started == num_online_cpus() &&
 	     percpu_stats_sum(&pcs, 0) == want0 &&
 	     percpu_stats_sum(&pcs, 1) == want1;
-	ktap_diag("%d writers: sum0 %llu (want %llu) sum1 %llu (want %llu)",
-		  started, percpu_stats_sum(&pcs, 0), want0,
-		  percpu_stats_sum(&pcs, 1), want1);
+	ktap_print_msg("%d writers: sum0 %llu (want %llu) sum1 %llu (want %llu)",
+		       started, percpu_stats_sum(&pcs, 0), want0,
+		       percpu_stats_sum(&pcs, 1), want1);
 	percpu_stats_destroy(&pcs);
 	kfree(w);
-	ktap_result(&t, ok, "sum_exact_writers_on_every_cpu");
+	ktap_test_result(&t, ok, "sum_exact_writers_on_every_cpu");
 }
 
 static void test_cross_cpu_inflight(void)
@@ -380,22 +380,22 @@ static void test_cross_cpu_inflight(void)
 	bool ok;
 
 	if (num_online_cpus() < 2 || !cpu_online(0) || !cpu_online(1)) {
-		ktap_skip(&t, "inc_on_cpu0_dec_on_cpu1", "needs CPUs 0 and 1");
-		ktap_skip(&t, "sum_positive_clamps_negative",
-			  "needs CPUs 0 and 1");
+		ktap_test_skip(&t, "inc_on_cpu0_dec_on_cpu1", "needs CPUs 0 and 1");
+		ktap_test_skip(&t, "sum_positive_clamps_negative",
+			       "needs CPUs 0 and 1");
 		return;
 	}
 	if (percpu_stats_init(&pcs, 1, GFP_KERNEL)) {
-		ktap_result(&t, false, "inc_on_cpu0_dec_on_cpu1");
-		ktap_result(&t, false, "sum_positive_clamps_negative");
+		ktap_test_result(&t, false, "inc_on_cpu0_dec_on_cpu1");
+		ktap_test_result(&t, false, "sum_positive_clamps_negative");
 		return;
 	}
 	/* "In flight": submitted on CPU 0, completed on CPU 1. */
 	if (writer_start(&inc, &pcs, 0, 0, 1, 300000) ||
 	    writer_start(&dec, &pcs, 1, 0, -1, 300000)) {
 		writer_finish(&inc);
-		ktap_result(&t, false, "inc_on_cpu0_dec_on_cpu1");
-		ktap_result(&t, false, "sum_positive_clamps_negative");
+		ktap_test_result(&t, false, "inc_on_cpu0_dec_on_cpu1");
+		ktap_test_result(&t, false, "sum_positive_clamps_negative");
 		percpu_stats_destroy(&pcs);
 		return;
 	}
@@ -407,18 +407,18 @@ static void test_cross_cpu_inflight(void)
 	     percpu_stats_sum_positive(&pcs, 0) == 0 &&
 	     *per_cpu_ptr(pcs.counters, 0) == 300000 &&
 	     *per_cpu_ptr(pcs.counters, 1) == (u64)-300000;
-	ktap_result(&t, ok, "inc_on_cpu0_dec_on_cpu1");
+	ktap_test_result(&t, ok, "inc_on_cpu0_dec_on_cpu1");
 
 	/* More completions than submissions seen: a net negative total. */
 	if (writer_start(&dec, &pcs, 1, 0, -1, 5)) {
-		ktap_result(&t, false, "sum_positive_clamps_negative");
+		ktap_test_result(&t, false, "sum_positive_clamps_negative");
 	} else {
 		writer_finish(&dec);
 		ok = percpu_stats_sum(&pcs, 0) == (u64)-5 &&
 		     percpu_stats_sum_positive(&pcs, 0) == 0;
 		percpu_stats_add(&pcs, 0, 12);
 		ok = ok && percpu_stats_sum_positive(&pcs, 0) == 7;
-		ktap_result(&t, ok, "sum_positive_clamps_negative");
+		ktap_test_result(&t, ok, "sum_positive_clamps_negative");
 	}
 	percpu_stats_destroy(&pcs);
 }
@@ -431,7 +431,7 @@ static void test_sum_all(void)
 	bool ok = true;
 
 	if (percpu_stats_init(&pcs, 5, GFP_KERNEL)) {
-		ktap_result(&t, false, "sum_all_matches_sum");
+		ktap_test_result(&t, false, "sum_all_matches_sum");
 		return;
 	}
 	for (i = 0; i < 5; i++)
@@ -443,7 +443,7 @@ static void test_sum_all(void)
 		ok = false;
 	for (i = 0; i < 5 && ok; i++)
 		ok = sums[i] == i * 11 && sums[i] == percpu_stats_sum(&pcs, i);
-	ktap_result(&t, ok, "sum_all_matches_sum");
+	ktap_test_result(&t, ok, "sum_all_matches_sum");
 	percpu_stats_destroy(&pcs);
 }
 
@@ -453,7 +453,7 @@ static void test_reset_quiescent(void)
 	bool ok;
 
 	if (percpu_stats_init(&pcs, 2, GFP_KERNEL)) {
-		ktap_result(&t, false, "reset_with_writers_stopped");
+		ktap_test_result(&t, false, "reset_with_writers_stopped");
 		return;
 	}
 	percpu_stats_add(&pcs, 0, 1000);
@@ -468,7 +468,7 @@ static void test_reset_quiescent(void)
 	percpu_stats_reset(&pcs);
 	ok = ok && percpu_stats_sum(&pcs, 0) == 0;
 	percpu_stats_destroy(&pcs);
-	ktap_result(&t, ok, "reset_with_writers_stopped");
+	ktap_test_result(&t, ok, "reset_with_writers_stopped");
 }
 
 /*
@@ -531,7 +531,7 @@ static void test_reset_concurrent(void)
 	w = kcalloc(nr_cpu_ids, sizeof(*w), GFP_KERNEL);
 	if (!w || percpu_stats_init(&reset_pcs, 1, GFP_KERNEL)) {
 		kfree(w);
-		ktap_result(&t, false, "reset_with_writers_running");
+		ktap_test_result(&t, false, "reset_with_writers_running");
 		return;
 	}
 	atomic_set(&reset_gen, 0);
@@ -573,13 +573,13 @@ static void test_reset_concurrent(void)
 	 */
 	ok = !IS_ERR(reader) && n > 0 && reset_reader_backwards == 0 &&
 	     final <= total - before && final + after + n >= total;
-	ktap_diag("%d writers, %lu adds, last reset after %lu-%lu of them",
-		  n, total, before, after);
-	ktap_diag("sum after it %llu; reader: %lu reads, %lu went backwards",
-		  final, reset_reader_reads, reset_reader_backwards);
+	ktap_print_msg("%d writers, %lu adds, last reset after %lu-%lu of them",
+		       n, total, before, after);
+	ktap_print_msg("sum after it %llu; reader: %lu reads, %lu went backwards",
+		       final, reset_reader_reads, reset_reader_backwards);
 	percpu_stats_destroy(&reset_pcs);
 	kfree(w);
-	ktap_result(&t, ok, "reset_with_writers_running");
+	ktap_test_result(&t, ok, "reset_with_writers_running");
 }
 
 /* ---- bad index ------------------------------------------------------ */
@@ -615,8 +615,8 @@ static void test_bad_index(void)
 	 * unchecked write would hit; they must stay zero.
 	 */
 	if (percpu_stats_init(&pcs, 8, GFP_KERNEL)) {
-		ktap_result(&t, false, "bad_index_warns_once");
-		ktap_result(&t, false, "bad_index_writes_nothing");
+		ktap_test_result(&t, false, "bad_index_warns_once");
+		ktap_test_result(&t, false, "bad_index_writes_nothing");
 		return;
 	}
 	pcs.nstats = 4;
@@ -639,12 +639,12 @@ static void test_bad_index(void)
 			if (per_cpu_ptr(pcs.counters, cpu)[i])
 				guard_ok = false;
 	if (probed)
-		ktap_result(&t, warns == 1, "bad_index_warns_once");
+		ktap_test_result(&t, warns == 1, "bad_index_warns_once");
 	else
-		ktap_skip(&t, "bad_index_warns_once", "cannot probe __warn");
+		ktap_test_skip(&t, "bad_index_warns_once", "cannot probe __warn");
 	if (probed && warns != 1)
-		ktap_diag("%d WARNs for %zu bad calls", warns, ARRAY_SIZE(bad));
-	ktap_result(&t, guard_ok, "bad_index_writes_nothing");
+		ktap_print_msg("%d WARNs for %zu bad calls", warns, ARRAY_SIZE(bad));
+	ktap_test_result(&t, guard_ok, "bad_index_writes_nothing");
 	pcs.nstats = 8;
 	percpu_stats_destroy(&pcs);
 }
@@ -660,12 +660,12 @@ static void test_hotplug(void)
 	int err;
 
 	if (!cpu_online(0) || !cpu_online(1) || !cpu_is_hotpluggable(1)) {
-		ktap_skip(&t, "cpu_offline_online_loses_nothing",
-			  "CPU 1 not hotpluggable");
+		ktap_test_skip(&t, "cpu_offline_online_loses_nothing",
+			       "CPU 1 not hotpluggable");
 		return;
 	}
 	if (percpu_stats_init(&pcs, 1, GFP_KERNEL)) {
-		ktap_result(&t, false, "cpu_offline_online_loses_nothing");
+		ktap_test_result(&t, false, "cpu_offline_online_loses_nothing");
 		return;
 	}
 	/* Counts made on CPU 1, then CPU 1 goes away while CPU 0 counts. */
@@ -677,7 +677,7 @@ static void test_hotplug(void)
 	ok = ok && !writer_start(&on0, &pcs, 0, 0, 1, 0);
 	err = ok ? remove_cpu(1) : -EINVAL;
 	if (err)
-		ktap_diag("remove_cpu(1): %d", err);
+		ktap_print_msg("remove_cpu(1): %d", err);
 	during = percpu_stats_sum(&pcs, 0);
 	ok = ok && !err && !cpu_online(1) && during >= 300000;
 	msleep(20);
@@ -692,10 +692,10 @@ static void test_hotplug(void)
 		writer_finish(&on1);
 		ok = percpu_stats_sum(&pcs, 0) == want + 1000;
 	}
-	ktap_diag("sum while CPU1 offline %llu, want %llu", during,
-		  want + 1000);
+	ktap_print_msg("sum while CPU1 offline %llu, want %llu", during,
+		       want + 1000);
 	percpu_stats_destroy(&pcs);
-	ktap_result(&t, ok, "cpu_offline_online_loses_nothing");
+	ktap_test_result(&t, ok, "cpu_offline_online_loses_nothing");
 }
 
 static int __init percpu_stats_test_init(void)
@@ -713,7 +713,8 @@ static int __init percpu_stats_test_init(void)
 		return 0;
 	}
 
-	ktap_start(&t, 17);
+	ktap_print_header();
+	ktap_set_plan(&t, 17);
 	test_init_errors();		/* 3 */
 	test_init_enomem();		/* 2 */
 	test_init_zeroes();		/* 1 */
@@ -727,7 +728,7 @@ static int __init percpu_stats_test_init(void)
 	test_bad_index();		/* 2 */
 	test_hotplug();			/* 1 */
 	if (t.run != t.planned)
-		ktap_diag("planned %d cases, ran %d", t.planned, t.run);
+		ktap_print_msg("planned %d cases, ran %d", t.planned, t.run);
 	return 0;
 }
 

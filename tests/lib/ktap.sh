@@ -1,49 +1,97 @@
-# shellcheck shell=bash
-# KTAP output for the host-side test scripts (bash): tests/static/check.sh,
-# tests/host/test-*.sh, ext4-backport/tests/test-*.sh. Source it first;
-# results are numbered in order, ktap_done ends the file. (The guest files
-# have their own, for busybox sh: tests/guest/lib.sh.)
+# shellcheck shell=sh
+# KTAP output for every shell test of the suite, in plain POSIX sh so that
+# both bash (the host tests, tests/static, tests/trixie) and the guest's
+# busybox ash (tests/vm/guest/lib.sh sources it) use the same functions.
+# The names are those of the kernel's kselftest shell helpers.
+#
+#   . tests/lib/ktap.sh
+#   ktap_print_header                 # "KTAP version 1"
+#   ktap_set_plan 3                   # optional; ktap_finished prints it if not
+#   ktap_check "mkfs works" mkfs.ext4 -q -F /dev/pmem0
+#   ktap_test_pass "a result"; ktap_test_fail "a result" "why"
+#   ktap_test_skip "a result" "why not"
+#   ktap_finished                     # the plan if none; status 1 on a failure
+#
+# Results are numbered in order. A description must not contain '#', which
+# starts a KTAP directive. Sourcing it defines functions and three counters,
+# nothing else.
 
-T_N=0 T_FAILED=0 T_PLANNED=''
+KTAP_N=0
+KTAP_FAILED=0
+KTAP_PLANNED=
 
-# ktap_plan N: announce N results up front (else ktap_done prints the plan)
-ktap_plan() { T_PLANNED=$1; echo "1..$1"; }
-# ktap_diag LINE...: each line of each argument as a "# " diagnostic
-ktap_diag() {
-	local l
-	for l in "$@"; do printf '%s\n' "$l" | sed 's/^/# /'; done
+# ktap_print_header: the first line of a KTAP document
+ktap_print_header() {
+	printf 'KTAP version 1\n'
 }
-ktap_ok() { T_N=$((T_N + 1)); echo "ok $T_N - $1"; }
-# ktap_fail DESC [DIAG...]: the diagnostics first, then "not ok"
-ktap_fail() {
-	local d=$1
+
+# ktap_set_plan N: announce N results up front
+ktap_set_plan() {
+	KTAP_PLANNED=$1
+	printf '1..%s\n' "$1"
+}
+
+# ktap_print_msg TEXT...: each line of each argument as a "# " diagnostic
+ktap_print_msg() {
+	for _ktap_m in "$@"; do
+		printf '%s\n' "$_ktap_m" | sed 's/^/# /'
+	done
+}
+
+# ktap_test_pass DESC
+ktap_test_pass() {
+	KTAP_N=$((KTAP_N + 1))
+	printf 'ok %d - %s\n' "$KTAP_N" "$1"
+}
+
+# ktap_test_fail DESC [MSG...]: the diagnostics first, then "not ok"
+ktap_test_fail() {
+	_ktap_d=$1
 	shift
-	ktap_diag "$@"
-	T_N=$((T_N + 1)) T_FAILED=$((T_FAILED + 1))
-	echo "not ok $T_N - $d"
+	[ $# -eq 0 ] || ktap_print_msg "$@"
+	KTAP_N=$((KTAP_N + 1))
+	KTAP_FAILED=$((KTAP_FAILED + 1))
+	printf 'not ok %d - %s\n' "$KTAP_N" "$_ktap_d"
 }
-ktap_skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP $2"; }
-# ktap_check DESC CMD...: ok when CMD exits 0; else its output as diagnostics
+
+# ktap_test_skip DESC REASON
+ktap_test_skip() {
+	KTAP_N=$((KTAP_N + 1))
+	printf 'ok %d - %s # SKIP %s\n' "$KTAP_N" "$1" "${2:-skipped}"
+}
+
+# ktap_check DESC CMD [ARGS...]: passes when CMD exits 0, else fails with
+# the command, its exit status and the tail of its output. CMD runs in this
+# shell (a function may set variables); safe under set -e.
 ktap_check() {
-	local d=$1 out rc
+	_ktap_d=$1
 	shift
-	out=$("$@" 2>&1) && rc=0 || rc=$?
-	if [ "$rc" -eq 0 ]; then
-		ktap_ok "$d"
+	_ktap_f=${TMPDIR:-/tmp}/ktap-check.$$
+	if "$@" >"$_ktap_f" 2>&1; then
+		ktap_test_pass "$_ktap_d"
 	else
-		ktap_fail "$d" "command: $*" "exit $rc" "$(tail -n 15 <<<"$out")"
+		_ktap_rc=$?
+		ktap_test_fail "$_ktap_d" "command: $*" "exit status: $_ktap_rc" \
+			"$(tail -n 20 "$_ktap_f")"
 	fi
+	rm -f "$_ktap_f"
 }
-# skip_all WHY: skip the whole file, KTAP "1..0 # SKIP WHY"
-skip_all() { echo "1..0 # SKIP $1"; exit 0; }
-# ktap_done: the plan if none was printed (a planned count that was not
-# met is a failure); returns non-zero if anything failed.
-ktap_done() {
-	if [ -z "$T_PLANNED" ]; then
-		echo "1..$T_N"
-	elif [ "$T_PLANNED" -ne "$T_N" ]; then
-		ktap_diag "planned $T_PLANNED results, printed $T_N"
+
+# ktap_skip_all REASON: the whole file is skipped ("1..0 # SKIP REASON"); exits 0
+ktap_skip_all() {
+	printf '1..0 # SKIP %s\n' "$1"
+	exit 0
+}
+
+# ktap_finished: print the plan if none was printed (a planned count that
+# was not met is a failure); returns 1 if anything failed, else 0. The
+# caller exits with it (a host script's last command; the guest's EXIT trap).
+ktap_finished() {
+	if [ -z "$KTAP_PLANNED" ]; then
+		printf '1..%d\n' "$KTAP_N"
+	elif [ "$KTAP_PLANNED" -ne "$KTAP_N" ]; then
+		ktap_print_msg "planned $KTAP_PLANNED results, printed $KTAP_N"
 		return 1
 	fi
-	[ "$T_FAILED" -eq 0 ]
+	[ "$KTAP_FAILED" -eq 0 ]
 }

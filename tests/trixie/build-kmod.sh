@@ -16,10 +16,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/ktap.sh"
 
 [ $# -eq 0 ] || t_die "usage: build-kmod.sh (no arguments)"
-echo "KTAP version 1"
-[ "$(id -u)" -eq 0 ] || skip_all "needs root (chroot)"
+ktap_print_header
+[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root (chroot)"
 kver=$(t_env KVER)
-[ -f "$tstamp" ] && [ -n "$kver" ] || skip_all "no trixie chroot (tests/trixie/mkchroot.sh)"
+[ -f "$tstamp" ] && [ -n "$kver" ] || ktap_skip_all "no trixie chroot (tests/trixie/mkchroot.sh)"
 t_lock
 
 out=$tdir/kmod-modules
@@ -41,7 +41,10 @@ mkdir -p "$src" "$out"
 (cd "$top" && cp --parents -t "$src" percpu_stats/Kbuild percpu_stats/*.[ch] \
 	mbcache2/Kbuild mbcache2/*.[ch] tests/kmod/Kbuild tests/kmod/*.[ch])
 find "$src" -name '*.mod.c' -delete
-printf 'obj-m += percpu_stats/ mbcache2/ tests/kmod/\n' >"$src/Kbuild"
+{
+	grep '^subdir-ccflags-y' "$top/Kbuild"
+	printf 'obj-m += percpu_stats/ mbcache2/ tests/kmod/\n'
+} >"$src/Kbuild"
 
 kmod_make() {
 	t_in_chroot "$troot" make -C "/lib/modules/$kver/build" M=/root/ext4x-kmod W=1 \
@@ -49,11 +52,11 @@ kmod_make() {
 }
 ktap_check "make -C /lib/modules/$kver/build M=... modules (trixie gcc-14, W=1)" kmod_make
 warnings=$(grep -c 'warning:' "$log")
-ktap_diag "compiler warnings: $warnings (log: build/trixie/logs/kmod-build.log)"
+ktap_print_msg "compiler warnings: $warnings (log: build/trixie/logs/kmod-build.log)"
 if [ "$warnings" -eq 0 ]; then
-	ktap_ok "no compiler warnings from gcc-14"
+	ktap_test_pass "no compiler warnings from gcc-14"
 else
-	ktap_fail "no compiler warnings from gcc-14" "$(grep -A3 'warning:' "$log" | head -n 30)"
+	ktap_test_fail "no compiler warnings from gcc-14" "$(grep -A3 'warning:' "$log" | head -n 30)"
 fi
 
 for m in percpu_stats/percpu_stats mbcache2/mbcache2 tests/kmod/percpu_stats_test \
@@ -61,17 +64,17 @@ for m in percpu_stats/percpu_stats mbcache2/mbcache2 tests/kmod/percpu_stats_tes
 	ko=$src/$m.ko
 	name=${m##*/}
 	if [ ! -f "$ko" ]; then
-		ktap_fail "$name.ko built" "no $m.ko"
+		ktap_test_fail "$name.ko built" "no $m.ko"
 		continue
 	fi
 	vm=$(modinfo -F vermagic "$ko" 2>&1)
 	cc=$(readelf -p .comment "$ko" 2>/dev/null | grep -o 'GCC: .*' | sort -u | paste -sd';')
 	if [[ $vm == "$kver SMP "* ]] && [[ $cc == *'(Debian 14.'* ]]; then
-		ktap_ok "$name.ko: vermagic $kver, compiled by gcc-14"
+		ktap_test_pass "$name.ko: vermagic $kver, compiled by gcc-14"
 		cp "$ko" "$out/"
 	else
-		ktap_fail "$name.ko: vermagic $kver, compiled by gcc-14" "vermagic: $vm" "compiler: $cc"
+		ktap_test_fail "$name.ko: vermagic $kver, compiled by gcc-14" "vermagic: $vm" "compiler: $cc"
 	fi
 done
-ktap_diag "compiler: $(grep -o 'x86_64-linux-gnu-gcc-14 ([^)]*) [0-9.]*' "$troot/lib/modules/$kver/build/.config" | head -n 1)"
-ktap_done
+ktap_print_msg "compiler: $(grep -o 'x86_64-linux-gnu-gcc-14 ([^)]*) [0-9.]*' "$troot/lib/modules/$kver/build/.config" | head -n 1)"
+ktap_finished

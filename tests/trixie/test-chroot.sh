@@ -18,24 +18,24 @@ case ${1:-} in
 '' | --rebuild) ;;
 *) t_die "unknown argument '$1' (usage: test-chroot.sh [--rebuild])" ;;
 esac
-echo "KTAP version 1"
-[ "$(id -u)" -eq 0 ] || skip_all "needs root (debootstrap, chroot, mount)"
+ktap_print_header
+[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root (debootstrap, chroot, mount)"
 t_lock
 
 t0=$(date +%s)
 if how=$("$top/tests/trixie/mkchroot.sh" "$@" 2>"$tdir/mkchroot.err"); then
-	ktap_ok "trixie chroot in build/trixie/root ($how)"
+	ktap_test_pass "trixie chroot in build/trixie/root ($how)"
 else
-	ktap_fail "trixie chroot in build/trixie/root" "$(tail -n 20 "$tdir/mkchroot.err")"
-	ktap_done
+	ktap_test_fail "trixie chroot in build/trixie/root" "$(tail -n 20 "$tdir/mkchroot.err")"
+	ktap_finished
 	exit 1
 fi
-ktap_diag "mkchroot.sh took $(($(date +%s) - t0)) s"
+ktap_print_msg "mkchroot.sh took $(($(date +%s) - t0)) s"
 
 kver=$(t_env KVER) hv=$(t_env HEADERS_VERSION)
 ktap_check "Debian 13: os-release VERSION_ID 13, debian_version 13.x" bash -c \
 	". '$troot/etc/os-release' && [ \"\$VERSION_ID\" = 13 ] && grep -q '^13\\.' '$troot/etc/debian_version'"
-ktap_diag "debian_version $(cat "$troot/etc/debian_version"), archive $(t_env ARCHIVE), security $(t_env SECURITY)"
+ktap_print_msg "debian_version $(cat "$troot/etc/debian_version"), archive $(t_env ARCHIVE), security $(t_env SECURITY)"
 ktap_check "apt sources and lists: trixie, trixie-updates, trixie-security" bash -c \
 	"cd '$troot/var/lib/apt/lists' && ls ./*_dists_trixie_main_binary-amd64_Packages* &&
 	 ls ./*_dists_trixie-updates_InRelease && ls ./*_dists_trixie-security_main_binary-amd64_Packages*"
@@ -45,15 +45,15 @@ ktap_check "linux-source-$t_xy $hv (the headers' Debian version)" bash -c \
 	"[ '$(t_version "$troot" "linux-source-$t_xy")' = '$hv' ] && [ -f '$troot/usr/src/linux-source-$t_xy.tar.xz' ]"
 cc_text=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$troot/lib/modules/$kver/build/.config" 2>/dev/null)
 gcc_text=$(t_chroot "$troot" gcc-14 --version 2>&1 | head -n 1)
-ktap_diag "headers built with: $cc_text" "chroot gcc-14: $gcc_text"
+ktap_print_msg "headers built with: $cc_text" "chroot gcc-14: $gcc_text"
 # The same major version is what Kbuild needs; an exact match is noted.
 ktap_check "gcc-14 $(t_env GCC_VERSION) is of the compiler series of the headers" \
 	bash -c "[[ '$cc_text' == *gcc-14\ * ]] && [[ '$gcc_text' == gcc-14\ * ]]"
 [ "${cc_text#x86_64-linux-gnu-}" = "$gcc_text" ] ||
-	ktap_diag "note: not the exact gcc the kernel was built with (Kbuild warns)"
+	ktap_print_msg "note: not the exact gcc the kernel was built with (Kbuild warns)"
 ktap_check "dkms $(t_env DKMS_VERSION) installed" test -x "$troot/usr/sbin/dkms"
 ktap_check "dpkg --audit clean" bash -c \
 	"[ -z \"\$(dpkg --admindir='$troot/var/lib/dpkg' --audit 2>&1)\" ]"
 ktap_check "nothing mounted under build/trixie" bash -c \
 	"[ -z \"\$(awk '{print \$5}' /proc/self/mountinfo | grep -F '$tdir')\" ]"
-ktap_done
+ktap_finished

@@ -27,11 +27,11 @@ if [ "${1:-}" = --deb ] && [ $# -eq 2 ]; then
 elif [ $# -ne 0 ]; then
 	t_die "usage: test-deb.sh [--deb FILE]"
 fi
-echo "KTAP version 1"
-[ "$(id -u)" -eq 0 ] || skip_all "needs root (chroot)"
+ktap_print_header
+[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root (chroot)"
 kver=$(t_env KVER)
-[ -f "$tstamp" ] && [ -n "$kver" ] || skip_all "no trixie chroot (tests/trixie/mkchroot.sh)"
-command -v dh_dkms >/dev/null || skip_all "dh-dkms not installed (tests/vm/deps.sh): cannot make the .deb"
+[ -f "$tstamp" ] && [ -n "$kver" ] || ktap_skip_all "no trixie chroot (tests/trixie/mkchroot.sh)"
+command -v dh_dkms >/dev/null || ktap_skip_all "dh-dkms not installed (scripts/install-deps.sh): cannot make the .deb"
 t_lock
 
 version=$(tr -d ' \n' <"$top/VERSION")
@@ -83,11 +83,11 @@ else
 	ktap_check "packaging/mkdeb.sh (make deb) builds $deb" bash -c \
 		"'$top/packaging/mkdeb.sh' '$tdir/deb' >'$logs/mkdeb.log' 2>&1 && [ -f '$tdir/deb/$deb' ] ||
 		 { tail -n 20 '$logs/mkdeb.log'; exit 1; }"
-	ktap_diag "make deb took $(($(date +%s) - t0)) s"
+	ktap_print_msg "make deb took $(($(date +%s) - t0)) s"
 fi
 version=$(dpkg-deb -f "$tdir/deb/$deb" Version 2>/dev/null || echo "$version")
-ktap_diag "$deb: Depends: $(dpkg-deb -f "$tdir/deb/$deb" Depends 2>&1)"
-ktap_diag "dkms.conf: $(dpkg-deb --fsys-tarfile "$tdir/deb/$deb" 2>/dev/null |
+ktap_print_msg "$deb: Depends: $(dpkg-deb -f "$tdir/deb/$deb" Depends 2>&1)"
+ktap_print_msg "dkms.conf: $(dpkg-deb --fsys-tarfile "$tdir/deb/$deb" 2>/dev/null |
 	tar -xOf - "./usr/src/ext4x-$version/dkms.conf" 2>/dev/null | grep '^BUILD_EXCLUSIVE_KERNEL=')"
 
 # The .deb in the chroot's /tmp, readable by apt's _apt user.
@@ -100,20 +100,20 @@ apt_install() {
 }
 t0=$(date +%s)
 ktap_check "apt-get install ./$deb in the trixie chroot" apt_install
-ktap_diag "apt-get install took $(($(date +%s) - t0)) s (DKMS build included)"
-ktap_diag "apt-get install pulled in: $(sed -n 's/^Unpacking \([^ ]*\) .*/\1/p' "$logs/apt-install.log" | paste -sd' ')"
+ktap_print_msg "apt-get install took $(($(date +%s) - t0)) s (DKMS build included)"
+ktap_print_msg "apt-get install pulled in: $(sed -n 's/^Unpacking \([^ ]*\) .*/\1/p' "$logs/apt-install.log" | paste -sd' ')"
 # What DKMS and ext4x said during the install (a refusal is one "ext4x:" line).
-ktap_diag "$(grep -E '^(ext4x:|Building (module|for)|Error|Sign|Installing /|Autoinstall|Running the pre_build|Warning)' \
+ktap_print_msg "$(grep -E '^(ext4x:|Building (module|for)|Error|Sign|Installing /|Autoinstall|Running the pre_build|Warning)' \
 	"$logs/apt-install.log" | head -n 15)"
 mk=$(find "$troot/var/lib/dkms/ext4x" -path "*/$kver/*/log/make.log" 2>/dev/null | head -n 1)
 [ -z "$mk" ] || cp "$mk" "$logs/dkms-make.log"
 
 status=$(t_in_chroot "$troot" dkms status -m ext4x -v "$version" -k "$kver" 2>&1)
-ktap_diag "dkms status: $status"
+ktap_print_msg "dkms status: $status"
 if grep -q ': installed' <<<"$status"; then
-	ktap_ok "dkms status: ext4x/$version installed for $kver"
+	ktap_test_pass "dkms status: ext4x/$version installed for $kver"
 else
-	ktap_fail "dkms status: ext4x/$version installed for $kver" "$status" \
+	ktap_test_fail "dkms status: ext4x/$version installed for $kver" "$status" \
 		"$(tail -n 15 "$logs/dkms-make.log" 2>/dev/null)"
 fi
 
@@ -121,10 +121,10 @@ for m in percpu_stats mbcache2 ext4x; do
 	ko=$(dkms_ko "$troot$dest" "$m") || ko=''
 	vm=$( [ -z "$ko" ] || modinfo -F vermagic "$ko" 2>&1)
 	if [ -n "$ko" ] && [[ $vm == "$kver SMP "* ]]; then
-		ktap_ok "$dest/${ko##*/}, vermagic $kver"
+		ktap_test_pass "$dest/${ko##*/}, vermagic $kver"
 		dkms_ko_copy "$troot$dest" "$m" "$out"
 	else
-		ktap_fail "$dest/$m.ko*, vermagic $kver" "file: ${ko:-none}" "vermagic: $vm"
+		ktap_test_fail "$dest/$m.ko*, vermagic $kver" "file: ${ko:-none}" "vermagic: $vm"
 	fi
 done
 if [ -f "$out/ext4x.ko" ] && [ -f "$out/mbcache2.ko" ]; then
@@ -132,9 +132,9 @@ if [ -f "$out/ext4x.ko" ] && [ -f "$out/mbcache2.ko" ]; then
 		"modinfo -F depends '$out/ext4x.ko' | tr , '\\n' | grep -qx mbcache2 &&
 		 modinfo -F depends '$out/ext4x.ko' | tr , '\\n' | grep -qx percpu_stats &&
 		 [ \"\$(modinfo -F depends '$out/mbcache2.ko')\" = percpu_stats ]"
-	ktap_diag "signer: $(modinfo -F signer "$out/ext4x.ko" 2>&1)"
+	ktap_print_msg "signer: $(modinfo -F signer "$out/ext4x.ko" 2>&1)"
 else
-	ktap_fail "modinfo: ext4x depends on mbcache2,percpu_stats; mbcache2 on percpu_stats" "ext4x.ko or mbcache2.ko missing"
+	ktap_test_fail "modinfo: ext4x depends on mbcache2,percpu_stats; mbcache2 on percpu_stats" "ext4x.ko or mbcache2.ko missing"
 fi
 
 purge_logged() {
@@ -144,8 +144,8 @@ ktap_check "apt-get purge ext4x-dkms" purge_logged
 left=$(find "$troot/lib/modules" "$troot/usr/lib/modules" \( -name 'ext4x.ko*' -o -name 'mbcache2.ko*' \
 	-o -name 'percpu_stats.ko*' \) 2>/dev/null; ls -d "$troot/usr/src/ext4x-"* "$troot/var/lib/dkms/ext4x" 2>/dev/null)
 if [ -z "$left" ]; then
-	ktap_ok "nothing of ext4x left in the chroot"
+	ktap_test_pass "nothing of ext4x left in the chroot"
 else
-	ktap_fail "nothing of ext4x left in the chroot" "$left"
+	ktap_test_fail "nothing of ext4x left in the chroot" "$left"
 fi
-ktap_done
+ktap_finished

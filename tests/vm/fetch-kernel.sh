@@ -38,7 +38,7 @@ if [ -n "$droot" ]; then
 	[ -n "$want" ] || die "linux-headers-$kver is not installed in $droot"
 else
 	want=$(installed_version "linux-headers-$kver")
-	[ -n "$want" ] || die "linux-headers-$kver is not installed (run tests/vm/deps.sh $kver)"
+	[ -n "$want" ] || die "linux-headers-$kver is not installed (run scripts/install-deps.sh $kver)"
 fi
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&

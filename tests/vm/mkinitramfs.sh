@@ -5,7 +5,9 @@
 #    and the distro kernel modules the tests need.
 #    Cached under $(cache_root)/initramfs/ keyed on the scripts, KVER and the
 #    versions of the packages it is made from.
-#  - OVERLAY (per run): /init, tests/guest/* as /tests/guest, the
+#  - OVERLAY (per run): /init, the test files (tests/guest, tests/standalone,
+#    --extra-tests as /tests/extra), the guest harness (tests/vm/guest) and
+#    the KTAP library (tests/lib/ktap.sh) at the same paths, the
 #    comparison tool tools/ext4x-compare/* as /tools/ext4x-compare (and,
 #    with EXT4X_TOOLS_ROOT, the ext4x-tools package's files as installed),
 #    and the project's built modules as /lib/modules/KVER/extra/*.ko.
@@ -106,8 +108,11 @@ build_overlay() {
 	# Paths must avoid /lib, /bin, /sbin: they are links in the base, and a
 	# directory entry of the same name would replace the link.
 	mkdir -p "$stage/tests" "$stage/usr/lib/modules/$kver/extra"
-	cp -r "$repo/tests/guest" "$stage/tests/guest"
-	cp "$repo/tests/guest/init" "$stage/init"
+	mkdir -p "$stage/tests/vm" "$stage/tests/lib"
+	cp -r "$repo/tests/guest" "$repo/tests/standalone" "$stage/tests/"
+	cp -r "$repo/tests/vm/guest" "$stage/tests/vm/guest"
+	cp "$repo/tests/lib/ktap.sh" "$stage/tests/lib/"
+	cp "$repo/tests/vm/guest/init" "$stage/init"
 	mkdir -p "$stage/tools"
 	cp -r "$repo/tools/ext4x-compare" "$stage/tools/ext4x-compare"
 	# EXT4X_TOOLS_ROOT: the ext4x-tools package unpacked (dpkg -x): its
@@ -121,7 +126,8 @@ build_overlay() {
 	fi
 	if [ -n "$extra" ]; then
 		[ -d "$extra" ] || die "test directory $extra does not exist"
-		cp "$extra"/*.sh "$stage/tests/guest/"
+		mkdir -p "$stage/tests/extra"
+		cp "$extra"/*.sh "$stage/tests/extra/"
 	fi
 	chmod 755 "$stage/init"
 	if [ -n "$moddir" ]; then

@@ -17,7 +17,7 @@
 #                  the debug allocator (tests keep it, to catch corruption)
 #   --reboot       let a guest reset reboot the guest in the same QEMU (no
 #                  -no-reboot): the NVDIMM keeps its content across the
-#                  reset; used by the power-cut test (tests/guest/powercut.sh)
+#                  reset; used by the power-cut test (tests/standalone/powercut.sh)
 #   --append ARGS  extra kernel command line arguments (e.g. test parameters)
 #   --small        the small initramfs (no fio, no stress-ng: ~20 MB in place
 #                  of 115 MB unpacked), for a guest with little --mem
@@ -77,7 +77,7 @@ done
 [[ $tests =~ ^[A-Za-z0-9_,.-]+$ ]] || die "bad --tests list: $tests"
 [[ $limit =~ ^[0-9]+$ ]] || die "bad --timeout: $limit"
 command -v qemu-system-x86_64 >/dev/null ||
-	die "qemu-system-x86_64 missing (run tests/vm/deps.sh)"
+	die "qemu-system-x86_64 missing (run scripts/install-deps.sh)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ext4x-guest.XXXXXX")
 tailpid='' qpid=''

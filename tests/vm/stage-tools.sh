@@ -57,7 +57,7 @@ while read -r name size; do
 	path=$(command -v "$name" || true)
 	if [ -z "$path" ]; then
 		[ "$optional" = 1 ] && continue
-		die "$name not found on the host (run tests/vm/deps.sh)"
+		die "$name not found on the host (run scripts/install-deps.sh)"
 	fi
 	case $path in /usr/sbin/* | /sbin/*) dir=usr/sbin ;; *) dir=usr/bin ;; esac
 	# A busybox applet of the same name must not shadow the real program.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xattr-share: set or remove one user xattr on a numbered range of files,
- * for the guest test of xattr block sharing (tests/guest/xattr_sharing.sh).
+ * for the guest test of xattr block sharing (tests/guest/xattr-sharing.sh).
  *
  *   xattr-share create DIR FIRST COUNT   create files FIRST .. FIRST+COUNT-1
  *                                        (empty, no xattr)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Host side of `make demo`: build the ext4x-tools package (`make deb`'s
 # packaging/mkdeb.sh) and unpack it for the guest, which runs its installed
-# /usr/sbin/ext4x-compare (tests/guest/demo.sh) on the emulated NVDIMM;
+# /usr/sbin/ext4x-compare (tests/standalone/demo.sh) on the emulated NVDIMM;
 # show the progress lines as they come, then draw the chart with the
 # package's plot.sh from the results the guest handed back and print the
 # table. Usage: run-demo.sh KVER MODULES_DIR RESULTS_DIR [demo|bench]

@@ -10,9 +10,9 @@
 #                            make bench-ext4x uses 5 rounds and 0, a load that
 #                            only reads shared external xattr blocks, the
 #                            path patch 0003 changes
-# manual: make demo / make bench-ext4x run it (4 to 8 minutes of guest time)
+# Run by: make demo and make bench-ext4x (4 to 8 minutes of guest time)
 # timeout: 1500
-. /tests/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 rounds=$(boot_param ext4x_demo_rounds)
 case $rounds in '' | *[!0-9]*) rounds=4 ;; esac
@@ -29,9 +29,9 @@ out=/tmp/ext4x-compare-demo
 if "$tool" --device /dev/pmem0 --rounds "$rounds" \
 	--runtime 5 --warmup 2 --size 128 --xattr-files 2000 --xattr-time 5 \
 	${pct:+--xattr-write-pct "$pct"} --no-plot --out "$out"; then
-	ktap_ok "ext4x-compare ran"
+	ktap_test_pass "ext4x-compare ran"
 else
-	ktap_fail "ext4x-compare ran" "exit status $?"
+	ktap_test_fail "ext4x-compare ran" "exit status $?"
 fi
 for f in "$out"/*; do
 	[ -f "$f" ] && ktap_export_file "$f" "${f##*/}"

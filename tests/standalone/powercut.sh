@@ -13,15 +13,15 @@
 # /dev/pmem0 beyond the file system (512-byte O_DIRECT writes and fsync of
 # the device, each record ending in "END" so a torn one is ignored) and printed on the console as
 # "# fsynced NAME MD5"; the host cross-checks those lines against the next
-# boot's "# intact NAME MD5" lines (tests/vm/powercut-check.sh).
+# boot's "# intact NAME MD5" lines (tests/vm/powercut-crosscheck.sh).
 #
 # Kernel parameters: ext4x_powercut=CYCLES (default 10),
 # ext4x_powercut_seed=SEED (default 1): the operations and the moment of each
 # cut come from awk's PRNG seeded with SEED and the cycle.
-# manual: reboots the guest; make check runs it in its own guest (--reboot)
+# Run by: tests/check.sh, in a guest of its own that reboots (--reboot)
 # timeout: 150
-# shellcheck source=tests/guest/lib.sh
-. /tests/guest/lib.sh
+# shellcheck source=tests/vm/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 dev=/dev/pmem0
 mnt=/mnt/pc
@@ -67,7 +67,7 @@ mount_cycle() {
 }
 
 modprobe ext4x || {
-	ktap_fail "modprobe ext4x" "$(ktap_dmesg | tail -n 10)"
+	ktap_test_fail "modprobe ext4x" "$(ktap_dmesg | tail -n 10)"
 	exit 1
 }
 
@@ -75,7 +75,7 @@ modprobe ext4x || {
 hdr=$(dd if=$dev bs=512 skip=$state count=1 iflag=direct 2>/dev/null | tr '\0' '\n' |
 	sed -n 's/^pcstate \([0-9]*\) .* END$/\1/p')
 if [ -z "$hdr" ]; then
-	ktap_diag "power cut: $cycles cycles, seed $seed; first boot: mkfs"
+	ktap_print_msg "power cut: $cycles cycles, seed $seed; first boot: mkfs"
 	ktap_check "mkfs.ext4 $fs_size on $dev" mke2fs -q -F -t ext4 -b 4096 $dev $fs_size
 	k=0
 else
@@ -160,14 +160,14 @@ if [ "$k" -ge 1 ]; then
 	dmesg -c >/dev/null
 	t0=$(now)
 	if ! mount_cycle "$k" 2>"$KTAP_TMP/err"; then
-		ktap_fail "cycle $k ($m): mount -t ext4x after the cut" \
+		ktap_test_fail "cycle $k ($m): mount -t ext4x after the cut" \
 			"$(cat "$KTAP_TMP/err")" "$(ktap_dmesg | tail -n 20)"
 		/sbin/e2fsck -fn $dev 2>&1 | tail -n 30 | sed 's/^/# /'
 		exit 1
 	fi
 	replay=no
 	ktap_dmesg | grep -q 'pmem0): recovery complete' && replay=yes
-	ktap_ok "cycle $k ($m): mount -t ext4x after the cut, journal replay $replay"
+	ktap_test_pass "cycle $k ($m): mount -t ext4x after the cut, journal replay $replay"
 	echo "# powercut-replay cycle=$k replayed=$replay"
 	bad=0
 	if [ "$k" -ge 2 ]; then
@@ -177,9 +177,9 @@ if [ "$k" -ge 1 ]; then
 	verify "$k" >"$KTAP_TMP/v0" || bad=1
 	cat "$KTAP_TMP/v0"
 	if [ "$bad" -eq 0 ]; then
-		ktap_ok "cycle $k: every file whose fsync returned is intact"
+		ktap_test_pass "cycle $k: every file whose fsync returned is intact"
 	else
-		ktap_fail "cycle $k: every file whose fsync returned is intact" \
+		ktap_test_fail "cycle $k: every file whose fsync returned is intact" \
 			"$(grep '^# BAD' "$KTAP_TMP/v0" "$KTAP_TMP/v1" | head -n 20)" \
 			"$(ktap_dmesg | tail -n 20)"
 	fi
@@ -187,13 +187,13 @@ if [ "$k" -ge 1 ]; then
 	rm -rf "$mnt/c$((k - 1))" "$mnt/noise"
 	umount $mnt
 	if /sbin/e2fsck -fn $dev >"$KTAP_TMP/fsck" 2>&1; then
-		ktap_ok "cycle $k: e2fsck -fn clean"
+		ktap_test_pass "cycle $k: e2fsck -fn clean"
 	else
-		ktap_fail "cycle $k: e2fsck -fn clean" "$(tail -n 40 "$KTAP_TMP/fsck")"
+		ktap_test_fail "cycle $k: e2fsck -fn clean" "$(tail -n 40 "$KTAP_TMP/fsck")"
 		bad=1
 	fi
 	if ktap_dmesg | grep -E "WARNING:|BUG:|Oops|EXT4-fs error" >"$KTAP_TMP/k"; then
-		ktap_fail "cycle $k: no kernel error" "$(head -n 20 "$KTAP_TMP/k")"
+		ktap_test_fail "cycle $k: no kernel error" "$(head -n 20 "$KTAP_TMP/k")"
 		bad=1
 	fi
 	echo "# cycle $k verified in $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s"
@@ -201,7 +201,7 @@ if [ "$k" -ge 1 ]; then
 	[ "$bad" -eq 0 ] || exit 1
 fi
 if [ "$k" -ge "$cycles" ]; then
-	ktap_diag "power cut: all $cycles cycles verified"
+	ktap_print_msg "power cut: all $cycles cycles verified"
 	exit 0
 fi
 
@@ -209,11 +209,11 @@ fi
 k=$((k + 1))
 m=$(mode_of "$k")
 put_sector $state "pcstate $k seed=$seed cycles=$cycles" || {
-	ktap_fail "cycle $k: write the state header"
+	ktap_test_fail "cycle $k: write the state header"
 	exit 1
 }
 if ! mount_cycle "$k" 2>"$KTAP_TMP/err"; then
-	ktap_fail "cycle $k ($m): mount for the workload" "$(cat "$KTAP_TMP/err")"
+	ktap_test_fail "cycle $k ($m): mount for the workload" "$(cat "$KTAP_TMP/err")"
 	exit 1
 fi
 d=c$k
@@ -350,4 +350,4 @@ tail -n +2 /tmp/pc.plan | while read -r op sz; do
 done
 # The plan ran out before the cut: wait for it.
 sleep 60
-ktap_fail "cycle $k: the cut did not happen"
+ktap_test_fail "cycle $k: the cut did not happen"

@@ -5,7 +5,7 @@
 # inside and outside expect-warn brackets, a file past its timeout, a file
 # exiting non-zero, a kernel crash, QEMU killed by --timeout).
 # Prints KTAP; exits non-zero if the bench misreports anything.
-# Usage: harness-check.sh [KVER]
+# Usage: harness-selftest.sh [KVER]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/vm/common.sh
@@ -26,20 +26,20 @@ scenario() {
 		--extra-tests "$here/harness" "$@" >"$tmp/out" 2>&1 || rc=$?
 	got=$(tail -n 1 "$tmp/out")
 	if [ "$rc" -ne 0 ] && [ "$got" = "$want" ]; then
-		ktap_ok "$desc"
+		ktap_test_pass "$desc"
 	else
-		ktap_fail "$desc" "$(cat "$tmp/out")" \
+		ktap_test_fail "$desc" "$(cat "$tmp/out")" \
 			"expected '$want' and a non-zero status, got '$got' (status $rc)"
 	fi
 }
 
-echo "KTAP version 1"
-ktap_plan 3
+ktap_print_header
+ktap_set_plan 3
 scenario "case failures, skips, kernel dumps, timeouts, bad exits" \
 	"12 passed, 4 failed, 1 skipped" \
-	--tests selftest,harness-results,harness-kernel,harness-hang,harness-exit
+	--tests testbed,harness-results,harness-kernel,harness-hang,harness-exit
 scenario "kernel crash ends the run" "1 passed, 2 failed" \
-	--tests harness-crash,selftest
+	--tests harness-crash,testbed
 scenario "QEMU killed by --timeout" "0 passed, 1 failed" \
-	--tests selftest --timeout 6
-ktap_done
+	--tests testbed --timeout 6
+ktap_finished

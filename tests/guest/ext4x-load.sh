@@ -1,11 +1,10 @@
 #!/bin/sh
-# ext4x_load: ext4x.ko loads beside the stock ext4 module, both mount at once, each
+# ext4x-load: ext4x.ko loads beside the stock ext4 module, both mount at once, each
 # with its own fs type, /proc/fs, /sys/fs, slab caches and trace events; a file system
 # written by ext4x mounts with stock ext4 (same on-disk format); ext4x unloads cleanly.
-# Run with: tests/vm/run-guest.sh --modules ext4-backport/build/ext4x \
-#             --extra-tests ext4-backport/tests/guest --tests ext4x_load
+# Run alone: make check-guest TESTS=ext4x-load KVER=...
 # timeout: 240
-. /tests/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 mkdir -p /mnt/x /mnt/s
 ktap_check "stock ext4 loads" modprobe ext4
@@ -45,7 +44,7 @@ ktap_check "ext4x's file system mounts with stock ext4, data intact" sh -c \
 if command -v e2fsck >/dev/null 2>&1 || [ -x /sbin/e2fsck ]; then
 	ktap_check "e2fsck clean after ext4x" /sbin/e2fsck -fn /dev/pmem0
 else
-	ktap_skip "e2fsck clean after ext4x" "no e2fsck"
+	ktap_test_skip "e2fsck clean after ext4x" "no e2fsck"
 fi
 ktap_check "rmmod ext4x, stock ext4 stays" sh -c \
 	'rmmod ext4x && ! grep -q "^ext4x " /proc/modules && grep -q "^ext4 " /proc/modules &&

@@ -1,19 +1,19 @@
 # shellcheck shell=sh
-# KTAP helpers for guest test files (busybox sh). Source it first:
+# Helpers for guest test files (busybox sh). Source it first:
 #
-#   . /tests/guest/lib.sh
-#   ktap_plan 2                       # optional; printed at exit if omitted
+#   . /tests/vm/guest/lib.sh
+#   ktap_set_plan 2                   # optional; printed at exit if omitted
 #   ktap_check "mkfs works" mkfs.ext4 -q -F /dev/pmem0
 #   run_kmod_test percpu_stats_test   # cases printed by the module
 #
-# Sourcing prints "KTAP version 1"; results are numbered automatically; at
-# exit the plan is printed if it was not, a plan that does not match the
-# number of results is reported, and the exit status is 1 if anything failed.
-# A description must not contain '#', which starts a KTAP directive.
+# The KTAP functions are tests/lib/ktap.sh's, the same as the host tests'.
+# Sourcing prints "KTAP version 1"; at exit the plan is printed if it was
+# not, a plan that does not match the number of results is reported, and
+# the exit status is 1 if anything failed.
 
-KTAP_N=0
-KTAP_PLANNED=
-KTAP_FAILED=0
+# shellcheck source=tests/lib/ktap.sh
+. /tests/lib/ktap.sh
+
 KTAP_TMP=${TMPDIR:-/tmp}/ktap.$$
 mkdir -p "$KTAP_TMP"
 
@@ -27,7 +27,7 @@ lsmod() { /sbin/lsmod "$@"; }
 modinfo() { /sbin/modinfo "$@"; }
 mke2fs() { /sbin/mke2fs "$@"; }
 
-printf 'KTAP version 1\n'
+ktap_print_header
 
 # boot_param NAME: the value of NAME=VALUE on the kernel command line
 # (empty if absent). Guest test settings travel there (run-guest.sh --append).
@@ -35,60 +35,11 @@ boot_param() {
 	sed -n "s/.*[[:space:]]$1=\([^ ]*\).*/\1/p" /proc/cmdline | head -n 1
 }
 
-# ktap_plan N: announce N results.
-ktap_plan() {
-	KTAP_PLANNED=$1
-	printf '1..%s\n' "$1"
-}
-
-# ktap_diag TEXT...: print each line of each argument as a diagnostic.
-ktap_diag() {
-	for _d in "$@"; do
-		printf '%s\n' "$_d" | sed 's/^/# /'
-	done
-}
-
-# ktap_ok DESC
-ktap_ok() {
-	KTAP_N=$((KTAP_N + 1))
-	printf 'ok %d - %s\n' "$KTAP_N" "$1"
-}
-
-# ktap_fail DESC [DIAG...]: diagnostics are printed before the result.
-ktap_fail() {
-	_desc=$1
-	shift
-	[ $# -eq 0 ] || ktap_diag "$@"
-	KTAP_N=$((KTAP_N + 1))
-	KTAP_FAILED=$((KTAP_FAILED + 1))
-	printf 'not ok %d - %s\n' "$KTAP_N" "$_desc"
-}
-
-# ktap_skip DESC REASON
-ktap_skip() {
-	KTAP_N=$((KTAP_N + 1))
-	printf 'ok %d - %s # SKIP %s\n' "$KTAP_N" "$1" "${2:-skipped}"
-}
-
-# ktap_check DESC CMD [ARGS...]: ok when CMD exits 0, else not ok with the
-# command, its status and the tail of its output.
-ktap_check() {
-	_desc=$1
-	shift
-	if "$@" >"$KTAP_TMP/check" 2>&1; then
-		ktap_ok "$_desc"
-	else
-		_rc=$?
-		ktap_fail "$_desc" "command: $*" "exit status: $_rc" \
-			"$(tail -n 20 "$KTAP_TMP/check")"
-	fi
-}
-
 # ktap_export_file PATH NAME: hand a file to the host. run-guest.sh decodes
 # it into its --results directory as NAME ([A-Za-z0-9._-] only).
 ktap_export_file() {
 	if [ ! -r "$1" ]; then
-		ktap_diag "ktap_export_file: cannot read $1"
+		ktap_print_msg "ktap_export_file: cannot read $1"
 		return 1
 	fi
 	_sum=$(sha256sum <"$1" | cut -d' ' -f1)
@@ -141,19 +92,19 @@ run_kmod_test() {
 	sed -n 's/^\([^ :]*: \)\{0,1\}ktap: //p' "$KTAP_TMP/dmesg" >"$KTAP_TMP/mod"
 	ktap_relay "$KTAP_TMP/mod"
 	if [ "$_load" -ne 0 ]; then
-		ktap_fail "$_mod: load" "modprobe $_mod $* failed ($_load):" \
+		ktap_test_fail "$_mod: load" "modprobe $_mod $* failed ($_load):" \
 			"$(cat "$KTAP_TMP/modprobe")" "kernel log tail:" \
 			"$(tail -n 25 "$KTAP_TMP/dmesg")"
 		return 1
 	fi
 	if [ "$KTAP_MOD_RESULTS" -eq 0 ]; then
-		ktap_fail "$_mod: results" "the module printed no 'ktap: ok/not ok' lines"
+		ktap_test_fail "$_mod: results" "the module printed no 'ktap: ok/not ok' lines"
 	elif [ -n "$KTAP_MOD_PLAN" ] && [ "$KTAP_MOD_PLAN" != "$KTAP_MOD_RESULTS" ]; then
-		ktap_fail "$_mod: plan" \
+		ktap_test_fail "$_mod: plan" \
 			"planned $KTAP_MOD_PLAN cases, reported $KTAP_MOD_RESULTS"
 	fi
 	if ! /sbin/modprobe -r "$_mod" >"$KTAP_TMP/modprobe" 2>&1; then
-		ktap_fail "$_mod: unload" "$(cat "$KTAP_TMP/modprobe")"
+		ktap_test_fail "$_mod: unload" "$(cat "$KTAP_TMP/modprobe")"
 		return 1
 	fi
 }
@@ -169,7 +120,7 @@ run_kmod_bench() {
 	shift 2
 	dmesg -c >/dev/null
 	if ! /sbin/modprobe "$_mod" "$@"; then
-		ktap_fail "benchmark_loaded" "$(ktap_dmesg | tail -n 20)"
+		ktap_test_fail "benchmark_loaded" "$(ktap_dmesg | tail -n 20)"
 		return 1
 	fi
 	ktap_dmesg | sed -n 's/^\([^ :]*: \)\{0,1\}bench: //p' >"/tmp/$_name.md"
@@ -181,7 +132,7 @@ run_kmod_bench() {
 		echo "# mitigations: $(grep -H . /sys/devices/system/cpu/vulnerabilities/* 2>/dev/null |
 			sed 's|.*/||' | tr '\n' ';')"
 	} >>"/tmp/$_name.md"
-	ktap_diag "$(cat "/tmp/$_name.md")"
+	ktap_print_msg "$(cat "/tmp/$_name.md")"
 	ktap_export_file "/tmp/$_name.md" "$_name.md"
 	ktap_check "benchmark_printed_its_table" grep -q '^# end' "/tmp/$_name.md"
 	/sbin/modprobe -r "$_mod"
@@ -198,9 +149,9 @@ mbcache2_counts_add_up() {
 		$1 == "stripe_entries" { s = $2 }
 		END { print i + 0, d + 0, e + 0, n + 0, s + 0 }' "$_st")
 	if [ $(($2 - $3 - $4)) -eq "$5" ] && [ "$5" -eq "$6" ]; then
-		ktap_ok "$1: inserts - deletes - evictions = entries = stripe_entries ($5)"
+		ktap_test_pass "$1: inserts - deletes - evictions = entries = stripe_entries ($5)"
 	else
-		ktap_fail "$1: inserts - deletes - evictions = entries = stripe_entries" \
+		ktap_test_fail "$1: inserts - deletes - evictions = entries = stripe_entries" \
 			"inserts $2 deletes $3 evictions $4 entries $5 stripe_entries $6"
 	fi
 }
@@ -245,23 +196,19 @@ module_cycles() {
 		[ -z "$_bad" ] || break
 	done
 	if [ -z "$_bad" ]; then
-		ktap_ok "$_desc"
+		ktap_test_pass "$_desc"
 	else
-		ktap_fail "$_desc" "$_bad"
+		ktap_test_fail "$_desc" "$_bad"
 		/sbin/modprobe -r "$_mod" 2>/dev/null
 	fi
 }
 
-ktap_finish() {
+# At exit: the plan if none was printed, and a failing status if a result
+# failed, the plan was not met, or the file itself exited non-zero.
+ktap_exit() {
 	_rc=$?
-	if [ -z "$KTAP_PLANNED" ]; then
-		printf '1..%d\n' "$KTAP_N"
-	elif [ "$KTAP_PLANNED" != "$KTAP_N" ]; then
-		ktap_diag "planned $KTAP_PLANNED results, printed $KTAP_N"
-		_rc=1
-	fi
+	ktap_finished || _rc=1
 	rm -rf "$KTAP_TMP"
-	[ "$KTAP_FAILED" -eq 0 ] || _rc=1
 	exit "$_rc"
 }
-trap ktap_finish EXIT
+trap ktap_exit EXIT

@@ -1,7 +1,7 @@
 #!/bin/bash
-# check-symbols.sh - check a built ext4x.ko against the stock ext4 module; prints KTAP.
+# symbol-clashes.sh - check a built ext4x.ko against the stock ext4 module; prints KTAP.
 #
-# Usage: check-symbols.sh [EXT4X_KO [STOCK_EXT4_KO]]
+# Usage: symbol-clashes.sh [EXT4X_KO [STOCK_EXT4_KO]]
 #   EXT4X_KO       default: build/ext4x/fs/ext4/ext4x.ko next to this script
 #   STOCK_EXT4_KO  default: the first of $STOCK_KO, then, for the KVER of the .ko's
 #                  vermagic, the stock module extracted under the test cache
@@ -25,18 +25,17 @@ cache=${EXT4X_CACHE:-/var/cache/ext4x-test}
 tmpd=""
 trap '[ -z "$tmpd" ] || rm -rf "$tmpd"' EXIT
 
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "$l" | sed 's/^/# /'; done; }
-check() { # check NAME OUTPUT-THAT-MUST-BE-EMPTY
-	if [ -z "$2" ]; then ok "$1"; else notok "$1" "$2"; fi
+# shellcheck source=tests/lib/ktap.sh
+. "$here/../tests/lib/ktap.sh"
+# check NAME OUTPUT: a result that passes when OUTPUT (what is wrong) is empty
+check() {
+	if [ -z "$2" ]; then ktap_test_pass "$1"; else ktap_test_fail "$1" "$2"; fi
 }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
-echo "KTAP version 1"
-echo "1..9"
+ktap_print_header
+ktap_set_plan 9
 if [ ! -f "$ko" ]; then
-	for i in 1 2 3 4 5 6 7 8 9; do notok "check $i: $ko not found"; done
+	for i in 1 2 3 4 5 6 7 8 9; do ktap_test_fail "check $i: $ko not found"; done
 	exit 1
 fi
 echo "# module: $ko"
@@ -98,9 +97,9 @@ if [ -z "$stock" ] || [ ! -f "$stock" ]; then
 	for t in "no global symbol shared with stock ext4.ko" "no tracepoint shared with stock ext4.ko" \
 		"no ext4 string (slab/proc/sysfs/fs name) shared with stock ext4.ko" \
 		"stock ext4.ko is the same kernel"; do
-		skip "$t" "no stock ext4.ko (set STOCK_KO)"
+		ktap_test_skip "$t" "no stock ext4.ko (set STOCK_KO)"
 	done
-	[ "$failed" -eq 0 ]; exit
+	ktap_finished; exit
 fi
 
 # 6: globals shared with the stock module
@@ -120,4 +119,4 @@ check "stock ext4.ko is the same kernel" \
 echo "# local (static) symbols with the same name in both, harmless: $(comm -12 \
 	<(nm --defined-only "$ko" | awk '$2 ~ /[a-z]/ {print $3}' | sort -u) \
 	<(nm --defined-only "$stock" | awk '$2 ~ /[a-z]/ {print $3}' | sort -u) | grep -c .)"
-[ "$failed" -eq 0 ]
+ktap_finished

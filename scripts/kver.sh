@@ -12,7 +12,7 @@
 # (apt-cache; e.g. 6.12.117+deb12-amd64 from bookworm-security), else the
 # newest one installed. Prints nothing for a series with none of these.
 set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
 
 default_kver() {
 	deps=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null) ||

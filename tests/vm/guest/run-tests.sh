@@ -2,9 +2,11 @@
 # Run guest test files and print one KTAP document on stdout.
 #
 # Usage: run-tests.sh [NAME[,NAME...]|all ...]
-# NAME selects /tests/guest/NAME.sh. "all" (the default) selects every test
-# file except lib.sh and run-tests.sh and files with a "# manual:" line,
-# selftest first. Each file's output (stdout and stderr) is printed indented
+# NAME selects NAME.sh from /tests/guest (the suite), /tests/standalone (files
+# that need a guest of their own: benchmarks, power cut, low memory, DKMS,
+# drop-in) or /tests/extra (run-guest.sh --extra-tests), looked up in that
+# order. "all" (the default) selects every file of /tests/guest, testbed
+# first. Each file's output (stdout and stderr) is printed indented
 # by four spaces as a subtest, then "ok K - NAME" or "not ok K - NAME": not ok
 # when the file exits non-zero, prints a top-level "not ok", or runs past its
 # timeout (300 s, or N from a "# timeout: N" line in the file; with
@@ -13,23 +15,31 @@
 # in its own session, and the whole session is killed when it times out or
 # exits, so stray children cannot keep the runner waiting.
 
-dir=${EXT4X_TEST_DIR:-/tests/guest}
+dirs=${EXT4X_TEST_DIRS:-/tests/guest /tests/standalone /tests/extra}
+suite=${dirs%% *}
 # make check-long's runs (the file headers' "# timeout-long:" applies)
 long_run=''
 case " $(cat /proc/cmdline) " in *" ext4x_long=1 "*) long_run=1 ;; esac
 tmp=${TMPDIR:-/tmp}/run-tests.$$
 mkdir -p "$tmp"
 
-# Every selectable test name, in run order.
+# Every file of the suite, in run order: the test bed's own check first.
 all_tests() {
-	[ ! -f "$dir/selftest.sh" ] || echo selftest
-	for f in "$dir"/*.sh; do
+	[ ! -f "$suite/testbed.sh" ] || echo testbed
+	for f in "$suite"/*.sh; do
+		[ -f "$f" ] || continue
 		n=${f##*/}
 		n=${n%.sh}
-		case $n in lib | run-tests | selftest) continue ;; esac
-		grep -q '^# manual:' "$f" && continue
-		echo "$n"
+		[ "$n" = testbed ] || echo "$n"
 	done
+}
+
+# test_file NAME: the path of NAME.sh in the first directory that has it
+test_file() {
+	for d in $dirs; do
+		[ ! -f "$d/$1.sh" ] || { echo "$d/$1.sh"; return 0; }
+	done
+	return 1
 }
 
 # Value of a "# KEY: VALUE" header line of a test file.
@@ -66,11 +76,10 @@ unload_project_modules() {
 
 # run_one NAME: run a test file; status 0 if it passed.
 run_one() {
-	file=$dir/$1.sh
 	out=$tmp/$1.out
 	: >"$out"
-	if [ ! -f "$file" ]; then
-		echo "# $1: no such test file $file"
+	if ! file=$(test_file "$1"); then
+		echo "# $1: no test file $1.sh in $dirs"
 		return 1
 	fi
 	limit=$(header "$file" timeout)

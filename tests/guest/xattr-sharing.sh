@@ -15,8 +15,8 @@
 # Asserted: ext4x allocates no more xattr blocks than stock ext4, in total
 # and for step 3; its cache evicted nothing and holds every block; e2fsck clean.
 # timeout: 600
-# shellcheck source=tests/guest/lib.sh
-. /tests/guest/lib.sh
+# shellcheck source=tests/vm/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 shared=2048
 unique=15000
@@ -65,39 +65,39 @@ ktap_check "ext4x: the sharing workload runs, e2fsck clean" one_side ext4x
 
 read -r s_used s_readd s_load <"$KTAP_TMP/ext4" 2>/dev/null
 read -r x_used x_readd x_load <"$KTAP_TMP/ext4x" 2>/dev/null
-ktap_diag "xattr blocks: stock ext4 $s_used (load $s_load, re-adding $s_readd)," \
+ktap_print_msg "xattr blocks: stock ext4 $s_used (load $s_load, re-adding $s_readd)," \
 	"ext4x $x_used (load $x_load, re-adding $x_readd)"
 if [ -n "$s_used" ] && [ -n "$x_used" ] && [ "$x_used" -le "$s_used" ]; then
-	ktap_ok "ext4x uses no more xattr blocks than stock ext4 ($x_used <= $s_used)"
+	ktap_test_pass "ext4x uses no more xattr blocks than stock ext4 ($x_used <= $s_used)"
 else
-	ktap_fail "ext4x uses no more xattr blocks than stock ext4" \
+	ktap_test_fail "ext4x uses no more xattr blocks than stock ext4" \
 		"ext4x ${x_used:-?}, stock ${s_used:-?}"
 fi
 if [ -n "$s_readd" ] && [ -n "$x_readd" ] && [ "$x_readd" -le "$s_readd" ]; then
-	ktap_ok "a full block made reusable is reused ($x_readd new blocks, stock $s_readd)"
+	ktap_test_pass "a full block made reusable is reused ($x_readd new blocks, stock $s_readd)"
 else
-	ktap_fail "a full block made reusable is reused" \
+	ktap_test_fail "a full block made reusable is reused" \
 		"ext4x allocated ${x_readd:-?} blocks re-adding, stock ${s_readd:-?}"
 fi
 
 if [ -r "$saved" ]; then
-	ktap_diag "ext4x xattr cache:" "$(cat "$saved")"
+	ktap_print_msg "ext4x xattr cache:" "$(cat "$saved")"
 	ev=$(stat_of evictions)
 	entries=$(stat_of entries)
 	max=$(stat_of max_entries)
 	if [ "$ev" = 0 ]; then
-		ktap_ok "no eviction under the cache-wide limit ($entries of $max entries)"
+		ktap_test_pass "no eviction under the cache-wide limit ($entries of $max entries)"
 	else
-		ktap_fail "no eviction under the cache-wide limit" \
+		ktap_test_fail "no eviction under the cache-wide limit" \
 			"$ev evicted with $entries of $max entries"
 	fi
 	if [ "$entries" = $((shared / 1024 + unique)) ]; then
-		ktap_ok "the cache holds every xattr block ($entries)"
+		ktap_test_pass "the cache holds every xattr block ($entries)"
 	else
-		ktap_fail "the cache holds every xattr block" \
+		ktap_test_fail "the cache holds every xattr block" \
 			"$entries entries, want $((shared / 1024 + unique))"
 	fi
 else
-	ktap_fail "ext4x cache statistics read before unmount" "no copy"
-	ktap_skip "the cache holds every xattr block" "no statistics"
+	ktap_test_fail "ext4x cache statistics read before unmount" "no copy"
+	ktap_test_skip "the cache holds every xattr block" "no statistics"
 fi

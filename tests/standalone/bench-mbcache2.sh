@@ -1,9 +1,9 @@
 #!/bin/sh
 # Stock mbcache against mbcache2 (reports numbers, asserts nothing about
 # them). Run with: tests/vm/run-guest.sh --tests bench-mbcache2 ...
-# manual: benchmark, not part of the default test list
+# Run by: make bench-mbcache2
 # timeout: 600
-. /tests/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 # What one entry costs in memory, as the slab allocator reports it
 # (this guest boots without slub_debug); a cache merged into another one

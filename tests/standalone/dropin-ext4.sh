@@ -2,10 +2,10 @@
 # The FLAVOUR=ext4 drop-in: our patched ext4 under the stock name, loaded
 # instead of Debian's ext4.ko, mounts -t ext4 (DAX too) and runs on
 # percpu_stats and mbcache2.
-# manual: needs the drop-in modules; tests/host/test-dropin.sh runs it
+# Run by: tests/host/test-dropin.sh, with the drop-in modules
 # timeout: 180
-# shellcheck source=tests/guest/lib.sh
-. /tests/guest/lib.sh
+# shellcheck source=tests/vm/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 mnt=/mnt/d
 mkdir -p "$mnt"

@@ -4,8 +4,8 @@
 # churn on getxattr), on-disk compatibility with stock ext4 both ways, and
 # nothing left behind after unmount and unload.
 # timeout: 420
-# shellcheck source=tests/guest/lib.sh
-. /tests/guest/lib.sh
+# shellcheck source=tests/vm/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 mnt=/mnt/x
 mkdir -p "$mnt" /mnt/s
@@ -29,9 +29,9 @@ if mount -t ext4x -o dax /dev/pmem0 "$mnt" 2>"$KTAP_TMP/err"; then
 	ktap_check "mount -t ext4x -o dax: STATX_ATTR_DAX on a file" \
 		statx-dax "$mnt/probe"
 else
-	ktap_fail "mount -t ext4x -o dax" "$(cat "$KTAP_TMP/err")" \
+	ktap_test_fail "mount -t ext4x -o dax" "$(cat "$KTAP_TMP/err")" \
 		"$(ktap_dmesg | tail -n 10)"
-	ktap_skip "STATX_ATTR_DAX on a file" "mount failed"
+	ktap_test_skip "STATX_ATTR_DAX on a file" "mount failed"
 fi
 
 # Two groups of two jobs, each group on its own shared file, every job on
@@ -60,8 +60,8 @@ if mount -t ext4x /dev/pmem0 "$mnt" 2>"$KTAP_TMP/err"; then
 	ktap_check "fio crc32c verify, 4 jobs on 2 shared files, no DAX" fio_verify
 	umount "$mnt"
 else
-	ktap_fail "mount -t ext4x without dax" "$(cat "$KTAP_TMP/err")"
-	ktap_skip "fio verify without dax" "mount failed"
+	ktap_test_fail "mount -t ext4x without dax" "$(cat "$KTAP_TMP/err")"
+	ktap_test_skip "fio verify without dax" "mount failed"
 fi
 
 # ---- the xattr block cache ---------------------------------------------------
@@ -87,7 +87,7 @@ populate() {
 }
 ktap_check "$nfiles files with identical ACLs and user xattrs" populate
 used=$(df -k "$mnt" | awk 'NR == 2 { print $3 }')
-ktap_diag "blocks in use after populating: ${used} KiB"
+ktap_print_msg "blocks in use after populating: ${used} KiB"
 
 # Reset the counters, then only read: every file's xattrs, twice.
 echo reset >"$stats"
@@ -104,16 +104,16 @@ ktap_check "getfattr and getfacl on every file, twice" read_twice
 hits=$(stat_of hits)
 inserts=$(stat_of inserts)
 dups=$(stat_of duplicates)
-ktap_diag "after reads: hits $hits, inserts $inserts, duplicates $dups"
+ktap_print_msg "after reads: hits $hits, inserts $inserts, duplicates $dups"
 if [ "${hits:-0}" -ge "$nfiles" ]; then
-	ktap_ok "getxattr of shared blocks hits the cache ($hits hits)"
+	ktap_test_pass "getxattr of shared blocks hits the cache ($hits hits)"
 else
-	ktap_fail "getxattr of shared blocks hits the cache" "$(cat "$stats")"
+	ktap_test_fail "getxattr of shared blocks hits the cache" "$(cat "$stats")"
 fi
 if [ "${inserts:-1}" -eq 0 ] && [ "${dups:-1}" -eq 0 ]; then
-	ktap_ok "getxattr and listxattr cause no insert churn"
+	ktap_test_pass "getxattr and listxattr cause no insert churn"
 else
-	ktap_fail "getxattr and listxattr cause no insert churn" "$(cat "$stats")"
+	ktap_test_fail "getxattr and listxattr cause no insert churn" "$(cat "$stats")"
 fi
 # Setting a new value gives the file a new block: that is a real insert.
 setfattr -n user.policy -v "retain=90d" "$mnt/f0"

@@ -2,7 +2,7 @@
 # Install the Debian packages the test bench needs, only when some are missing.
 # Usage: deps.sh [KVER...]
 #   KVER  a target kernel release; default: every supported one
-#         (tests/vm/kver.sh --supported: one per patch series)
+#         (scripts/kver.sh --supported: one per patch series)
 # For each target: its linux-headers and the linux-source-X.Y of exactly the
 # headers' Debian version (ext4-backport/prepare.sh refuses any other).
 # apt-get update runs at most once, and only when something is missing or
@@ -10,11 +10,11 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/vm/common.sh
-. "$here/common.sh"
+. "$here/../tests/vm/common.sh"
 
 # stress-ng: the stress test in the guest (tests/guest/stress.sh).
 # gnuplot-nox: the chart of tools/ext4x-compare/plot.sh (make demo, host tests).
-# sparse, shellcheck: the static checks (tests/static/check.sh).
+# sparse, shellcheck: the static checks (tests/static/run.sh).
 pkgs=(qemu-system-x86 busybox-static kmod ndctl fio e2fsprogs cpio attr acl stress-ng
 	xz-utils gcc libc6-dev gnuplot-nox sparse shellcheck)
 # dkms, debhelper, dh-dkms: the DKMS flow and the ext4x-dkms .deb (make deb,
@@ -40,7 +40,7 @@ headers_version() {
 	printf '%s\n' "$v"
 }
 
-series_count=$(compgen -G "$here/../../ext4-backport/patches/*/series" | wc -l)
+series_count=$(compgen -G "$here/../ext4-backport/patches/*/series" | wc -l)
 kvers=("$@")
 if [ ${#kvers[@]} -eq 0 ]; then
 	mapfile -t kvers < <("$here/kver.sh" --supported)

@@ -3,7 +3,7 @@
 # kernel's own linux-source package) on every C file we wrote and on every
 # patch of the ext4 series, sparse over the suite, shellcheck over our
 # shell scripts. Prints KTAP.
-# Usage: tests/static/check.sh KVER
+# Usage: tests/static/run.sh KVER
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kver=${1:?usage: check.sh KVER}
@@ -35,19 +35,19 @@ fi
 checkpatch=(perl "$cache/$series/scripts/checkpatch.pl" --no-tree --strict
 	--quiet --show-types)
 
-echo "KTAP version 1"
+ktap_print_header
 mapfile -t files < <(cd "$top" && git ls-files -- '*.c' '*.h' |
 	grep -v '\.mod\.c$' | sort)
 mapfile -t patches < <(cd "$top" && git ls-files -- 'ext4-backport/patches/*.patch' | sort)
-ktap_plan $((${#files[@]} + ${#patches[@]} + 3))
+ktap_set_plan $((${#files[@]} + ${#patches[@]} + 3))
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 for f in "${files[@]}"; do
 	if (cd "$top" && "${checkpatch[@]}" -f "$f") >"$out" 2>&1; then
-		ktap_ok "checkpatch $f"
+		ktap_test_pass "checkpatch $f"
 	else
-		ktap_fail "checkpatch $f" "$(cat "$out")"
+		ktap_test_fail "checkpatch $f" "$(cat "$out")"
 	fi
 done
 for p in "${patches[@]}"; do
@@ -57,21 +57,21 @@ for p in "${patches[@]}"; do
 	# the .patch file itself as source.
 	if "${checkpatch[@]}" --ignore FILE_PATH_CHANGES,CAMELCASE - <"$top/$p" \
 		>"$out" 2>&1; then
-		ktap_ok "checkpatch $p"
+		ktap_test_pass "checkpatch $p"
 	else
-		ktap_fail "checkpatch $p" "$(cat "$out")"
+		ktap_test_fail "checkpatch $p" "$(cat "$out")"
 	fi
 done
 
 # sparse over our directories; ext4's own sparse output is not ours.
 make -s -C "$top" KVER="$kver" modules >/dev/null
 if ! make -C "$kdir" M="$top" C=2 modules >"$out" 2>&1; then
-	ktap_fail "sparse (make C=2) ran" "$(cat "$out")"
+	ktap_test_fail "sparse (make C=2) ran" "$(cat "$out")"
 elif grep -E "^($top/)?(percpu_stats|mbcache2|tests/kmod)/[^ ]*:[0-9]+:" "$out" \
 	>"$out.ours"; then
-	ktap_fail "sparse clean on our C" "$(cat "$out.ours")"
+	ktap_test_fail "sparse clean on our C" "$(cat "$out.ours")"
 else
-	ktap_ok "sparse clean on our C"
+	ktap_test_pass "sparse clean on our C"
 fi
 rm -f "$out.ours"
 
@@ -84,18 +84,18 @@ mapfile -t scripts < <(cd "$top" && git ls-files | while IFS= read -r f; do
 	esac
 done)
 if (cd "$top" && shellcheck -x -S warning "${scripts[@]}") >"$out" 2>&1; then
-	ktap_ok "shellcheck clean on our ${#scripts[@]} shell scripts"
+	ktap_test_pass "shellcheck clean on our ${#scripts[@]} shell scripts"
 else
-	ktap_fail "shellcheck clean on our ${#scripts[@]} shell scripts" "$(cat "$out")"
+	ktap_test_fail "shellcheck clean on our ${#scripts[@]} shell scripts" "$(cat "$out")"
 fi
 # The repository speaks of itself only: no tracked file may name a path of
 # the machine it was written on (a workspace, a home directory, a sibling
 # checkout); /tmp, /usr, /lib, /sys and /proc paths are the system's.
 outside='(\.\./shared|(^|[^$A-Za-z0-9_./-])/(work|home)/[A-Za-z])'
-if (cd "$top" && git grep -nE "$outside" -- . ':!tests/static/check.sh') >"$out"; then
-	ktap_fail "no tracked file names a path outside the repository" "$(cat "$out")"
+if (cd "$top" && git grep -nE "$outside" -- . ':!tests/static/run.sh') >"$out"; then
+	ktap_test_fail "no tracked file names a path outside the repository" "$(cat "$out")"
 else
-	ktap_ok "no tracked file names a path outside the repository"
+	ktap_test_pass "no tracked file names a path outside the repository"
 fi
-echo "# static: $((T_N - T_FAILED)) passed, $T_FAILED failed"
-ktap_done
+echo "# static: $((KTAP_N - KTAP_FAILED)) passed, $KTAP_FAILED failed"
+ktap_finished

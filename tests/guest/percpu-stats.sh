@@ -2,7 +2,7 @@
 # percpu_stats: the in-kernel cases, then load/unload cycles that must
 # leave no object, module or debugfs entry behind.
 # timeout: 240
-. /tests/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 run_kmod_test percpu_stats_test
 

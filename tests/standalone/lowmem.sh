@@ -9,19 +9,19 @@
 # must free entries (evictions > 0), and afterwards the counters must add
 # up (inserts - deletes - evictions = entries = stripe_entries), no entry
 # may outlive the unmount (live_objects 0), and nothing may fail or WARN.
-# manual: needs a small guest; make check runs it with --mem 384M --small
+# Run by: tests/check.sh, in a small guest of its own: --mem 384M --small
 # timeout: 600
-# shellcheck source=tests/guest/lib.sh
-. /tests/guest/lib.sh
+# shellcheck source=tests/vm/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 mnt=/mnt/lm
 fill=/mnt/fill
 nfiles=3000
 mkdir -p "$mnt" "$fill"
-ktap_diag "memory: $(grep -E '^(MemTotal|MemAvailable)' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+ktap_print_msg "memory: $(grep -E '^(MemTotal|MemAvailable)' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
 dmesg -c >/dev/null
 modprobe ext4x || {
-	ktap_fail "modprobe ext4x" "$(ktap_dmesg | tail -n 10)"
+	ktap_test_fail "modprobe ext4x" "$(ktap_dmesg | tail -n 10)"
 	exit 1
 }
 ktap_check "mkfs.ext4 -I 128" mke2fs -q -F -t ext4 -b 4096 -I 128 -N 8192 /dev/pmem0 256M
@@ -40,14 +40,14 @@ populate() {
 }
 ktap_check "$nfiles files, each with its own xattr block" populate
 ktap_check "xattr-load setup" xattr-load -d "$mnt/x" -f 300 -s
-ktap_diag "after populating: $(tr '\n' ' ' <"$stats")"
+ktap_print_msg "after populating: $(tr '\n' ' ' <"$stats")"
 
 # Fill memory: tmpfs pages cannot be reclaimed without swap, so the kernel
 # must take memory back from caches, mbcache2's shrinker included.
 mount -t tmpfs -o size=100% tmpfs "$fill"
 avail=$(awk '/^MemAvailable/ { print int($2 / 1024) }' /proc/meminfo)
 want=$((avail - 24))
-ktap_diag "filling ${want} MiB of tmpfs (MemAvailable ${avail} MiB)"
+ktap_print_msg "filling ${want} MiB of tmpfs (MemAvailable ${avail} MiB)"
 ev0=$(field evictions)
 xattr-load -d "$mnt/x" -f 300 -j 2 -t 20 -w 5 >/tmp/xl 2>&1 &
 xpid=$!
@@ -67,8 +67,8 @@ while [ "$(field evictions)" -eq "$ev0" ] && [ "$n" -lt 16 ] &&
 	dd if=/dev/zero of="$fill/c$n" bs=1M count=4 2>/dev/null
 	n=$((n + 1))
 done
-ktap_diag "pushed on by $((n * 4)) MiB"
-ktap_diag "under pressure: $(grep -E '^(MemFree|MemAvailable)' /proc/meminfo | tr -s ' ' | tr '\n' ' ')" \
+ktap_print_msg "pushed on by $((n * 4)) MiB"
+ktap_print_msg "under pressure: $(grep -E '^(MemFree|MemAvailable)' /proc/meminfo | tr -s ' ' | tr '\n' ' ')" \
 	"$(tr '\n' ' ' <"$stats")"
 wait $xpid
 xrc=$?
@@ -76,12 +76,12 @@ rm -f "$fill"/a "$fill"/c*
 umount "$fill"
 ev1=$(field evictions)
 if [ "$((ev1 - ev0))" -gt 0 ]; then
-	ktap_ok "the shrinker evicted mbcache2 entries under pressure ($((ev1 - ev0)))"
+	ktap_test_pass "the shrinker evicted mbcache2 entries under pressure ($((ev1 - ev0)))"
 else
-	ktap_fail "the shrinker evicted mbcache2 entries under pressure" "$(cat "$stats")"
+	ktap_test_fail "the shrinker evicted mbcache2 entries under pressure" "$(cat "$stats")"
 fi
 ktap_check "xattr-load without a failed call under pressure" test "$xrc" -eq 0
-ktap_diag "$(cat /tmp/xl)"
+ktap_print_msg "$(cat /tmp/xl)"
 sync
 mbcache2_counts_add_up "after the pressure" "$stats"
 ktap_check "every xattr still reads back" sh -c \

@@ -9,15 +9,15 @@
 #   chroot       tests/trixie/test-chroot.sh: made or reused, versions right
 #   kmod         tests/trixie/build-kmod.sh: percpu_stats, mbcache2 and the
 #                test modules built in the chroot (gcc-14, trixie headers)
-#   guest-kmod   those in the guest: tests/guest/percpu_stats.sh, mbcache2.sh
+#   guest-kmod   those in the guest: tests/guest/percpu-stats.sh, mbcache2.sh
 #   deb          tests/trixie/test-deb.sh: make deb, apt install ./ext4x-dkms
 #                in the chroot, dkms status, the three .ko, purge
-#   guest-ext4x  the DKMS-built modules in the guest: ext4x_load, ext4x_fs,
-#                dkms_modprobe
+#   guest-ext4x  the DKMS-built modules in the guest: ext4x-load, ext4x-fs,
+#                dkms-modprobe
 # then the table of stages and one closing line "N passed, N failed[, N
 # skipped]"; exit status non-zero on any failure.
 #
-# Usage: tests/trixie/check-trixie.sh [--rebuild] [--deb FILE]
+# Usage: tests/trixie/run.sh [--rebuild] [--deb FILE]
 #   --rebuild   make the chroot anew (a newer trixie kernel, a suspect cache)
 #   --deb FILE  install this ext4x-dkms .deb instead of building one
 # Results: build/trixie/results/ (a log per stage, the guests' serial logs);
@@ -70,12 +70,12 @@ fi
 
 stage kmod "$top/tests/trixie/build-kmod.sh"
 modules=$tdir/kmod-modules
-guest_stage guest-kmod --dpkg-root "$troot" --tests percpu_stats,mbcache2
+guest_stage guest-kmod --dpkg-root "$troot" --tests percpu-stats,mbcache2
 
 stage deb "$top/tests/trixie/test-deb.sh" "${debopt[@]}"
 modules=$tdir/dkms-modules
 if [ -f "$modules/ext4x.ko" ] && [ -f "$modules/mbcache2.ko" ] && [ -f "$modules/percpu_stats.ko" ]; then
-	guest_stage guest-ext4x --dpkg-root "$troot" --tests ext4x_load,ext4x_fs,dkms_modprobe
+	guest_stage guest-ext4x --dpkg-root "$troot" --tests ext4x-load,ext4x-fs,dkms-modprobe
 else
 	echo "=== guest-ext4x ($kver)"
 	echo "# no DKMS-built percpu_stats, mbcache2 and ext4x to boot: counted as one failure"

@@ -9,9 +9,9 @@
 #  2. contention: xattr-load with 8 threads on the 2 vCPUs, reads plus 10 %
 #     setxattr (which looks the block up in the cache to share it), A B A B
 #     over 5 rounds, fresh mkfs per run.
-# manual: make profile-xattr (about 5 minutes of guest time)
+# Run by: make profile-xattr (about 5 minutes of guest time)
 # timeout: 1200
-. /tests/guest/lib.sh
+. /tests/vm/guest/lib.sh
 
 mnt=/mnt/p
 trc=/sys/kernel/tracing
@@ -99,7 +99,7 @@ rate() {
 for fs in ext4 ext4x; do
 	plain=$(rate $fs)
 	if profile $fs; then
-		ktap_ok "function_graph profile of $fs"
+		ktap_test_pass "function_graph profile of $fs"
 		{
 			echo "## $fs: xattr reads (getxattr 3/4, listxattr 1/4), 1 thread"
 			traced_rate=$(ops_per_s "$KTAP_TMP/$fs.load")
@@ -112,7 +112,7 @@ for fs in ext4 ext4x; do
 			echo
 		} >>$out
 	else
-		ktap_fail "function_graph profile of $fs" "$(tail -n 5 $trc/trace 2>&1)"
+		ktap_test_fail "function_graph profile of $fs" "$(tail -n 5 $trc/trace 2>&1)"
 		umount "$mnt" 2>/dev/null
 	fi
 done

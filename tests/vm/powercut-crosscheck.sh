@@ -1,14 +1,14 @@
 #!/bin/bash
-# Host side of the power-cut test (tests/guest/powercut.sh): cross-check a
+# Host side of the power-cut test (tests/standalone/powercut.sh): cross-check a
 # serial log of a run-guest.sh --reboot run. Every "# fsynced NAME MD5" line
 # a boot printed before it was cut (fsync had returned, the record was on
 # the NVDIMM) must come back in the next boot as "# intact NAME ..." (or
 # "# gone NAME" when its unlink was in flight), unless the same boot printed
 # "# unlinked NAME" after it. Lines torn by the cut do not match and are not
 # counted. Prints KTAP and a figures line; exit 1 on a miss.
-# Usage: powercut-check.sh SERIAL_LOG
+# Usage: powercut-crosscheck.sh SERIAL_LOG
 set -euo pipefail
-log=${1:?usage: powercut-check.sh SERIAL_LOG}
+log=${1:?usage: powercut-crosscheck.sh SERIAL_LOG}
 [ -r "$log" ] || { echo "powercut-check: cannot read $log" >&2; exit 2; }
 
 echo "KTAP version 1"
