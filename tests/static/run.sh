@@ -39,7 +39,7 @@ ktap_print_header
 mapfile -t files < <(cd "$top" && git ls-files -- '*.c' '*.h' |
 	grep -v '\.mod\.c$' | sort)
 mapfile -t patches < <(cd "$top" && git ls-files -- 'ext4-backport/patches/*.patch' | sort)
-ktap_set_plan $((${#files[@]} + ${#patches[@]} + 3))
+ktap_set_plan $((${#files[@]} + ${#patches[@]} + 4))
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
@@ -97,5 +97,10 @@ if (cd "$top" && git grep -nE "$outside" -- . ':!tests/static/run.sh') >"$out"; 
 else
 	ktap_test_pass "no tracked file names a path outside the repository"
 fi
+# Numbers that must agree: dkms.conf's version and kernel pattern with VERSION
+# and the patch series dirs (the .deb's version and changelog are made from
+# VERSION by mkdeb.sh; test-deb.sh checks the built package's).
+ktap_check "dkms.conf agrees with VERSION and the patch series dirs" \
+	"$top/packaging/dkms/conf-agrees.sh" "$top"
 echo "# static: $((KTAP_N - KTAP_FAILED)) passed, $KTAP_FAILED failed"
 ktap_finished
