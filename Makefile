@@ -7,6 +7,8 @@
 #                        every supported kernel ($(KVERS))
 #   make check-6.1       the same on one series' kernel (check-6.12, ...)
 #   make check-long      the long reliability runs (docs/RELIABILITY.md)
+#   make check-debug     the suite on KASAN and KCSAN kernels built from the
+#                        same Debian source (tests/debug)
 #   make check-trixie    Debian 13: a trixie chroot installs the .deb through
 #                        DKMS, its modules boot on trixie's own kernel
 #   make bench-percpu    percpu_stats microbenchmark in the guest
@@ -161,6 +163,15 @@ check-long: deps
 
 check-long-run:
 	tests/check.sh --long $(KVERS)
+
+# make check-debug: the debug-kernel lane (tests/debug/run.sh,
+# docs/RELIABILITY.md): KVER's own Debian source built as a KASAN and a KCSAN
+# kernel (cached in build/debug), our modules against them, the guest suite
+# with a kmemleak scan, the power cuts and the low-memory guest on each.
+.PHONY: check-debug
+check-debug:
+	EXT4X_DEPS_DEBUG=1 scripts/install-deps.sh $(KVERS_ASKED)
+	tests/debug/run.sh $(KVER)
 
 # make check-trixie: the suite on Debian 13 as a trixie user gets it
 # (tests/trixie/README.md): a cached trixie chroot in build/trixie, the

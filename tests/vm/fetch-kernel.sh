@@ -3,6 +3,9 @@
 #   ${EXT4X_CACHE:-/var/cache/ext4x-test}/kernel/KVER/root
 # Prints that root directory (holding boot/vmlinuz-KVER and lib/modules/KVER).
 # Usage: fetch-kernel.sh [--dpkg-root DIR] [KVER]
+# EXT4X_KERNEL_ROOT=DIR: a kernel built here instead (tests/debug/build-kernel.sh):
+#                  DIR holds boot/vmlinuz-KVER and lib/modules/KVER; it is
+#                  checked and printed, nothing is downloaded.
 #   --dpkg-root DIR  the kernel of another Debian root (a chroot, e.g. the
 #                    Debian 13 one of tests/trixie): the expected version is
 #                    that of linux-headers-KVER in DIR's dpkg database, and
@@ -26,6 +29,12 @@ if [ -n "$droot" ]; then
 	[ $# -ge 1 ] || die "--dpkg-root needs the kernel release KVER"
 fi
 kver=${1:-$(default_kver)}
+if [ -n "${EXT4X_KERNEL_ROOT:-}" ]; then
+	[ -f "$EXT4X_KERNEL_ROOT/boot/vmlinuz-$kver" ] && [ -f "$EXT4X_KERNEL_ROOT/lib/modules/$kver/modules.dep" ] ||
+		die "EXT4X_KERNEL_ROOT=$EXT4X_KERNEL_ROOT holds no boot/vmlinuz-$kver with lib/modules/$kver/modules.dep"
+	printf '%s\n' "$EXT4X_KERNEL_ROOT"
+	exit 0
+fi
 dir=$(cache_root)/kernel/$kver
 root=$dir/root
 stamp=$dir/extracted.stamp

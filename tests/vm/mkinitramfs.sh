@@ -64,7 +64,13 @@ base_key() {
 			"$here/statx-dax.c" "$here/xattr-share.c" \
 			"$repo/tools/ext4x-compare/xattr-load.c"
 		printf 'kver=%s profile=%s\n' "$kver" "$small"
-		cat "$(cache_root)/kernel/$kver/extracted.stamp"
+		if [ -n "${EXT4X_KERNEL_ROOT:-}" ]; then
+			# a kernel built here (fetch-kernel.sh): its directory and build time
+			printf 'root=%s\n' "$EXT4X_KERNEL_ROOT"
+			stat -c %Y "$EXT4X_KERNEL_ROOT/boot/vmlinuz-$kver"
+		else
+			cat "$(cache_root)/kernel/$kver/extracted.stamp"
+		fi
 		for p in busybox-static kmod ndctl daxctl fio e2fsprogs attr acl stress-ng \
 			libc6 gcc; do
 			printf '%s=%s\n' "$p" "$(installed_version "$p")"

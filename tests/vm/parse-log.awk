@@ -10,6 +10,10 @@ BEGIN {
 	case_fail = case_pass = case_skip = 0
 	nfiles = 0; plan = -1; done = 0; expect = 0; incidents = 0; last_problem = -1000
 	kernel_re = "\\[ *[0-9]+\\.[0-9]+\\] "
+	# a KCSAN report is ours when a frame or the race's functions are of
+	# our modules (the debug-kernel lane, tests/debug)
+	ours_re = "\\[(ext4x|mbcache2|percpu_stats)[a-z_]*\\]|(^| )(ext4x_|mbcache2_|mbc2_|percpu_stats_)"
+	in_kcsan = 0; kcsan_ignored = 0
 }
 
 { sub(/\r+$/, "") }
@@ -34,6 +38,23 @@ BEGIN {
 
 index($0, "ktap: # expect-warn begin") { expect = 1; next }
 index($0, "ktap: # expect-warn end") { expect = 0; next }
+
+# KCSAN reports (a kernel built with KCSAN, tests/debug): one from the
+# "BUG: KCSAN:" line to the closing "=====" line. One that names none of our
+# modules is a race in code that is not ours: it stays in the log and is
+# counted, not failed.
+in_kcsan && match($0, kernel_re) {
+	text = substr($0, RSTART + RLENGTH)
+	kcsan_block = kcsan_block "\n" $0
+	if (text ~ ours_re) kcsan_ours = 1
+	if (text ~ /^=+$/) kcsan_end()
+	next
+}
+match($0, kernel_re) && substr($0, RSTART + RLENGTH) ~ /^BUG: KCSAN: / {
+	in_kcsan = 1; kcsan_block = $0
+	kcsan_ours = (substr($0, RSTART + RLENGTH) ~ ours_re)
+	next
+}
 
 # Kernel console lines carry a printk timestamp; they are never KTAP.
 match($0, kernel_re) || $0 ~ ("^" problem) {
@@ -89,7 +110,24 @@ match($0, kernel_re) || $0 ~ ("^" problem) {
 	next
 }
 
+function kcsan_end(   n, i, l) {
+	in_kcsan = 0
+	if (!kcsan_ours) {
+		kcsan_ignored++
+		return
+	}
+	n = split(kcsan_block, l, "\n")
+	for (i = 1; i <= n; i++)
+		print "KERNEL: " l[i]
+	incidents++
+	last_problem = NR
+}
+
 END {
+	if (in_kcsan)
+		kcsan_end()
+	if (kcsan_ignored)
+		printf "%d KCSAN report(s) naming none of our modules (races in other kernel code: ignored, kept in the log)\n", kcsan_ignored
 	if (running != "") {
 		# The run ended inside a file: keep the cases it reported.
 		printf "FAIL %s: %d passed, %d failed, %d skipped (did not finish)\n",

@@ -6,12 +6,13 @@
 # that need a guest of their own: benchmarks, power cut, low memory, DKMS,
 # drop-in) or /tests/extra (run-guest.sh --extra-tests), looked up in that
 # order. "all" (the default) selects every file of /tests/guest, testbed
-# first. Each file's output (stdout and stderr) is printed indented
+# first, where it appears in the list. Each file's output (stdout and stderr) is printed indented
 # by four spaces as a subtest, then "ok K - NAME" or "not ok K - NAME": not ok
 # when the file exits non-zero, prints a top-level "not ok", or runs past its
 # timeout (300 s, or N from a "# timeout: N" line in the file; with
 # ext4x_long=1 on the kernel command line, a "# timeout-long: N" line wins,
-# for the long variants of make check-long). The file runs
+# for the long variants of make check-long; ext4x_timeout_scale=N multiplies
+# it). The file runs
 # in its own session, and the whole session is killed when it times out or
 # exits, so stray children cannot keep the runner waiting.
 
@@ -20,6 +21,9 @@ suite=${dirs%% *}
 # make check-long's runs (the file headers' "# timeout-long:" applies)
 long_run=''
 case " $(cat /proc/cmdline) " in *" ext4x_long=1 "*) long_run=1 ;; esac
+# ext4x_timeout_scale=N multiplies every file's limit (a debug kernel, tests/debug)
+scale=$(sed -n 's/.*ext4x_timeout_scale=\([0-9][0-9]*\).*/\1/p' /proc/cmdline)
+scale=${scale:-1}
 tmp=${TMPDIR:-/tmp}/run-tests.$$
 mkdir -p "$tmp"
 
@@ -88,6 +92,7 @@ run_one() {
 		[ -z "$long" ] || limit=$long
 	fi
 	case $limit in '' | *[!0-9]*) limit=300 ;; esac
+	limit=$((limit * scale))
 	echo "# $1: running (timeout ${limit}s)"
 
 	rm -f "$tmp/fifo" "$tmp/timedout"
@@ -130,18 +135,21 @@ run_one() {
 	}
 }
 
+# "all" stands for the suite where it appears (e.g. all,kmemleak: the suite,
+# then a file that inspects what it left); no name at all means "all".
+[ $# -gt 0 ] || set -- all
 names=
 for arg in "$@"; do
-	names="$names $(echo "$arg" | tr ',' ' ')"
+	for n in $(echo "$arg" | tr ',' ' '); do
+		if [ "$n" = all ]; then
+			names="$names $(all_tests | tr '\n' ' ')"
+		else
+			names="$names $n"
+		fi
+	done
 done
 # shellcheck disable=SC2086 # split the list into words
 set -- $names
-case " $* " in
-*' all '* | '  ')
-	# shellcheck disable=SC2046 # one name per word
-	set -- $(all_tests)
-	;;
-esac
 
 echo "KTAP version 1"
 echo "1..$#"

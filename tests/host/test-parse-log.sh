@@ -1,0 +1,57 @@
+#!/bin/bash
+# tests/vm/parse-log.awk on made-up serial logs of a debug kernel: the
+# reports the debug-kernel lane (tests/debug) relies on fail a run (KASAN,
+# lockdep, a sleep in atomic context, a KCSAN race in our module), and a
+# KCSAN race in other kernel code is counted but does not. KTAP on stdout.
+# kernel-independent: no kernel is built or booted
+# Usage: tests/host/test-parse-log.sh
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/ktap.sh
+. "$top/tests/lib/ktap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# log KERNEL_LINES...: a guest log with one passing test file, the kernel
+# lines in the middle of it
+log() {
+	printf '%s\n' "KTAP version 1" "1..1" "# t: running (timeout 300s)" "    ok 1 - a"
+	printf '[   12.345678] %s\n' "$@"
+	printf '%s\n' "ok 1 - t" "ext4x-guest: done"
+}
+# verdict DESC WANT_RC GREP LOG: parse-log.awk exits WANT_RC and prints GREP
+verdict() {
+	local out rc
+	out=$(awk -v timed_out=0 -f "$top/tests/vm/parse-log.awk" "$4") && rc=0 || rc=$?
+	if [ "$rc" -eq "$2" ] && grep -q -- "$3" <<<"$out"; then
+		ktap_test_pass "$1"
+	else
+		ktap_test_fail "$1" "exit $rc, want $2; output:" "$out"
+	fi
+}
+
+ktap_print_header
+ktap_set_plan 5
+log "==================================================================" \
+	"BUG: KASAN: slab-use-after-free in mbcache2_entry_put+0x1c/0x90 [mbcache2]" \
+	"Read of size 4 at addr ffff888012345678 by task t/1" >"$tmp/kasan"
+verdict "a KASAN report fails the run" 1 "FAIL kernel: 1 problem" "$tmp/kasan"
+log "======================================================" \
+	"WARNING: possible circular locking dependency detected" >"$tmp/lockdep"
+verdict "a lockdep report fails the run" 1 "FAIL kernel: 1 problem" "$tmp/lockdep"
+log "BUG: sleeping function called from invalid context at mm/slab.h:712" >"$tmp/sleep"
+verdict "a sleep in atomic context fails the run" 1 "FAIL kernel: 1 problem" "$tmp/sleep"
+log "==================================================================" \
+	"BUG: KCSAN: data-race in mbc2_fold / mbcache2_entry_create" "" \
+	"write to 0xffff888012345678 of 8 bytes by task 1 on cpu 0:" \
+	" mbc2_fold+0x2e/0x80 [mbcache2]" \
+	"==================================================================" >"$tmp/kcsan-ours"
+verdict "a KCSAN race in our module fails the run" 1 "FAIL kernel: 1 problem" "$tmp/kcsan-ours"
+log "==================================================================" \
+	"BUG: KCSAN: data-race in tick_nohz_next_event / tick_sched_do_timer" "" \
+	"write to 0xffffffff82a1b2c0 of 4 bytes by interrupt on cpu 1:" \
+	" tick_sched_do_timer+0x3a/0x110" \
+	"==================================================================" >"$tmp/kcsan-core"
+verdict "a KCSAN race in other kernel code is counted, not failed" 0 \
+	"1 KCSAN report(s) naming none of our modules" "$tmp/kcsan-core"
+ktap_finished
