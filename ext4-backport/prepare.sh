@@ -143,7 +143,7 @@ if [ -n "$override" ]; then
 	while IFS= read -r -d '' f; do
 		f=${f#"$xydir/$override/"}
 		case $f in series | README* | *~ | *.orig | *.rej) continue ;; esac  # (as mkdkmssrc.sh)
-		printf '%s\n' ${patches[@]+"${patches[@]}"} | grep -qxF -- "$override/$f" ||
+		grep -qxF -- "$override/$f" <<<"$(printf '%s\n' ${patches[@]+"${patches[@]}"})" ||
 			refuse "$xydir/$override/$f replaces no entry of $series: an override file must have the name of the series entry it replaces"
 	done < <(find "$xydir/$override" -type f -print0)
 fi

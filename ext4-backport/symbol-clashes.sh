@@ -78,8 +78,8 @@ check "modinfo alias is only fs-ext4x" "$([ "$aliases" = fs-ext4x ] || echo "ali
 deps=$(modinfo -F depends "$ko")
 echo "# depends: $deps"
 # the xattr caches: mbcache2 with the series (patch 0002), the stock mbcache without
-check "depends on jbd2 and mbcache2 or mbcache" "$(echo ",$deps," | grep -q ',jbd2,' &&
-	echo ",$deps," | grep -qE ',mbcache2?,' || echo "depends: $deps")"
+check "depends on jbd2 and mbcache2 or mbcache" "$(grep -q ',jbd2,' <<<",$deps," &&
+	grep -qE ',mbcache2?,' <<<",$deps," || echo "depends: $deps")"
 
 # 4: every defined global has ext4x in its name
 boiler='^((__pfx_)?(init_module|cleanup_module)|__this_module|__(start|stop)_alloc_tags)$'

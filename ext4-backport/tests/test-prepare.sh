@@ -201,7 +201,7 @@ for rkver in "${real_kvers[@]}"; do
 
 	touch "$R/out/fs/ext4/built.o"
 	run KVER="$rkver" OUT="$R/out" --
-	if [ "$rc" -eq 0 ] && echo "$out" | grep -q 'is up to date' && [ -f "$R/out/fs/ext4/built.o" ]; then
+	if [ "$rc" -eq 0 ] && grep -q 'is up to date' <<<"$out" && [ -f "$R/out/fs/ext4/built.o" ]; then
 		ktap_test_pass "second prepare is a no-op ($rkver: stamp current, build products kept)"
 	else
 		ktap_test_fail "second prepare is a no-op ($rkver)" "$out" "$err"
@@ -211,7 +211,7 @@ for rkver in "${real_kvers[@]}"; do
 	cp -a "$here/patches" "$R/patches"
 	echo "# changed" >>"$R/patches/$rxy/series"
 	run KVER="$rkver" OUT="$R/out" EXT4X_PATCHDIR="$R/patches" --
-	if [ "$rc" -eq 0 ] && echo "$out" | grep -q 'prepared' && [ ! -e "$R/out/fs/ext4/built.o" ] &&
+	if [ "$rc" -eq 0 ] && grep -q 'prepared' <<<"$out" && [ ! -e "$R/out/fs/ext4/built.o" ] &&
 		[ -z "$(find "$R" -mindepth 1 -maxdepth 1 ! -name out ! -name patches \
 			! -name marker ! -name .prepare.lock)" ]; then
 		ktap_test_pass "a changed $rxy series re-prepares and replaces OUT, leaving no temporary dirs"
@@ -229,9 +229,10 @@ for rkver in "${real_kvers[@]}"; do
 	missing=""
 	for w in ext4x_inode_cache ext4x_extent_status ext4x_pending_reservation \
 		ext4x_bio_post_read_ctx ext4x_prealloc_space ext4x_io_end; do
-		echo "$slabs" | grep -qx "$w" || missing+=" $w"
+		# (a here-string: "echo | grep -q" can die of SIGPIPE under pipefail)
+		grep -qx "$w" <<<"$slabs" || missing+=" $w"
 	done
-	if [ -z "$missing" ] && ! echo "$slabs" | grep -qv '^ext4x_'; then
+	if [ -z "$missing" ] && ! grep -qv '^ext4x_' <<<"$slabs"; then
 		ktap_test_pass "$rkver: all $(echo "$slabs" | grep -c .) literal slab cache names are ext4x_*"
 	else
 		ktap_test_fail "$rkver: slab cache names are ext4x_*" "missing:${missing:- none}" \

@@ -47,7 +47,7 @@ guest_modules() {
 		case $name in '' | '#'*) continue ;; esac
 		name=${name#\?}
 		/sbin/modprobe -C /dev/null -d "$kroot" -S "$kver" --show-depends "$name" 2>/dev/null |
-			sed -n 's,^insmod .*/\([^/]*\)\.ko\(\.[a-z]*\)\{0,1\} *.*,\1,p'
+			sed -n 's|^insmod .*/\([^/]*\)\.ko\(\.[a-z]*\)\{0,1\} *.*|\1|p'
 	done <"$top/tests/vm/guest-modules.list" | tr - _ | sort -u
 }
 
@@ -59,6 +59,9 @@ dir=$top/build/debug/$sdeb-$variant-$hash
 if [ -f "$dir/done.stamp" ]; then
 	info "cached: $dir (built in $(cat "$dir/build-seconds") s)"
 else
+	# builds of this variant from other inputs are stale
+	find "$top/build/debug" -maxdepth 1 -name "*-$variant-*" ! -path "$dir" \
+		-exec rm -rf {} + 2>/dev/null || true
 	rm -rf "$dir"
 	mkdir -p "$dir/src" "$dir/obj" "$dir/root/boot"
 	t0=$SECONDS
