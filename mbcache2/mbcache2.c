@@ -1115,3 +1115,4 @@ module_exit(mbcache2_exit);
 
 MODULE_DESCRIPTION("Scalable meta block cache with per-device caches");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(EXT4X_VERSION);
