@@ -75,8 +75,9 @@ ktap_check "dkms status: ext4x/$version installed for $kver" bash -c \
 dest=/lib/modules/$kver/updates/dkms
 for m in percpu_stats mbcache2 ext4x; do
 	ko=$(dkms_ko "$dest" "$m") || ko=$dest/$m.ko
-	ktap_check "${ko##*/} in $dest, vermagic $kver" bash -c \
-		"[ -f $ko ] && modinfo -F vermagic $ko | grep -q '^$kver SMP '"
+	ktap_check "${ko##*/} in $dest, vermagic $kver, version $version" bash -c \
+		"[ -f $ko ] && modinfo -F vermagic $ko | grep -q '^$kver SMP ' &&
+		 [ \"\$(modinfo -F version $ko)\" = '$version' ]"
 done
 ext4x_ko=$(dkms_ko "$dest" ext4x) || ext4x_ko=$dest/ext4x.ko
 mbcache2_ko=$(dkms_ko "$dest" mbcache2) || mbcache2_ko=$dest/mbcache2.ko
