@@ -193,7 +193,7 @@ ext4_config=$(grep -E '^CONFIG_EXT4_[A-Z0-9_]+=' "$autoconf" | sort || true)
 
 # ---- output location and cache stamp ------------------------------------------------
 series_id=$( (cd "$xydir" && sha256sum "${series#"$xydir/"}" ${patches[@]+"${patches[@]}"}) | sha256sum | cut -c1-64)
-tools_id=$( (cd "$here" && sha256sum prepare.sh rename.sh rename-globals.txt) | sha256sum | cut -c1-64)
+tools_id=$( (cd "$here" && sha256sum prepare.sh rename.sh rename-globals.txt ext4x_version.c) | sha256sum | cut -c1-64)
 stamp_text="ext4x-prepare $prog_version
 flavour $FLAVOUR
 kver $KVER
@@ -290,11 +290,16 @@ else
 	} >"$tmp/fs/ext4/Kbuild"
 	makefile_note=""
 fi
+cp "$here/ext4x_version.c" "$tmp/fs/ext4/ext4x_version.c"
 {
 	echo "# <percpu_stats/percpu_stats.h>, <mbcache2/mbcache2.h>: the top-level Kbuild"
 	echo
 	echo "# ---- fs/ext4/Makefile$makefile_note ----"
 	grep -v '^#' "$tmp/fs/ext4/Makefile"
+	echo
+	echo "# ---- MODULE_VERSION from the project's VERSION file (ext4-backport/ext4x_version.c)"
+	echo "# after the Makefile, whose $FLAVOUR-y is an assignment (:=)"
+	echo "$FLAVOUR-y += ext4x_version.o"
 } >>"$tmp/fs/ext4/Kbuild"
 rm -f "$tmp/fs/ext4/Makefile"
 grep -qE "^obj-\\\$\\(CONFIG_$( [ "$FLAVOUR" = ext4x ] && echo EXT4X || echo EXT4)_FS\\)[[:space:]]*\\+=[[:space:]]*$FLAVOUR\\.o" "$tmp/fs/ext4/Kbuild" ||

@@ -57,11 +57,12 @@
  * whatever CPU; the sum is clamped at zero because it may be transiently
  * negative), stripe_entries (the sum of the per-stripe counts), the
  * capacity (max_entries, buckets, stripes) and the size of one entry beside
- * that of a stock mbcache entry (entry_bytes, stock_entry_bytes). Writing
- * "0" or "reset" to the file restarts the event counters from zero: their
- * current totals become a base that later reads subtract, no per-CPU
- * counter is written, so an event racing with the reset is counted exactly
- * once, before or after it. The entries gauge is not reset.
+ * that of a stock mbcache entry (entry_bytes, stock_entry_bytes). The
+ * stats file is read-only; writing "0" or "reset" to the write-only file
+ * /sys/kernel/debug/mbcache2/<name>/reset restarts the event counters from
+ * zero: their current totals become a base that later reads subtract, no
+ * per-CPU counter is written, so an event racing with the reset is counted
+ * exactly once, before or after it. The entries gauge is not reset.
  * /sys/kernel/debug/mbcache2/live_objects counts entries allocated and not
  * yet freed, over all caches.
  */
@@ -861,11 +862,19 @@ static int mbc2_stats_open(struct inode *inode, struct file *file)
 	return single_open(file, mbc2_stats_show, inode->i_private);
 }
 
-/* Writing "0" or "reset" calls mbcache2_reset_stats() */
-static ssize_t mbc2_stats_write(struct file *file, const char __user *ubuf,
+static const struct file_operations mbc2_stats_fops = {
+	.owner		= THIS_MODULE,
+	.open		= mbc2_stats_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* Writing "0" or "reset" to the reset file calls mbcache2_reset_stats() */
+static ssize_t mbc2_reset_write(struct file *file, const char __user *ubuf,
 				size_t len, loff_t *ppos)
 {
-	struct mbcache2 *cache = file_inode(file)->i_private;
+	struct mbcache2 *cache = file->private_data;
 	char buf[8];
 	size_t n = min(len, sizeof(buf) - 1);
 
@@ -878,13 +887,10 @@ static ssize_t mbc2_stats_write(struct file *file, const char __user *ubuf,
 	return len;
 }
 
-static const struct file_operations mbc2_stats_fops = {
+static const struct file_operations mbc2_reset_fops = {
 	.owner		= THIS_MODULE,
-	.open		= mbc2_stats_open,
-	.read		= seq_read,
-	.write		= mbc2_stats_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
+	.open		= simple_open,
+	.write		= mbc2_reset_write,
 };
 
 /**
@@ -959,9 +965,20 @@ struct mbcache2 *mbcache2_create(int bucket_bits, const char *name)
 
 	cache->c_debugfs = debugfs_create_dir(cache->c_name,
 					      mbc2_debugfs_root);
-	if (!IS_ERR(cache->c_debugfs))
-		debugfs_create_file("stats", 0600, cache->c_debugfs, cache,
+	/*
+	 * Two files, not one read-write file: under kernel lockdown
+	 * (lockdown=integrity, as with Secure Boot) debugfs refuses to open
+	 * any file whose mode has a bit beyond 0444, and any open for
+	 * writing (debugfs_locked_down() in fs/debugfs/file.c, 6.1 and
+	 * 6.12 alike). A 0444 stats file without .write stays readable
+	 * there; only the reset file is refused.
+	 */
+	if (!IS_ERR(cache->c_debugfs)) {
+		debugfs_create_file("stats", 0444, cache->c_debugfs, cache,
 				    &mbc2_stats_fops);
+		debugfs_create_file("reset", 0200, cache->c_debugfs, cache,
+				    &mbc2_reset_fops);
+	}
 
 	__module_get(THIS_MODULE);
 	return cache;
@@ -1098,3 +1115,4 @@ module_exit(mbcache2_exit);
 
 MODULE_DESCRIPTION("Scalable meta block cache with per-device caches");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(EXT4X_VERSION);

@@ -24,12 +24,15 @@ cp "$top/tools/ext4x-compare/ext4x-compare" "$top/tools/ext4x-compare/ext4x-comp
 	"$top/tools/ext4x-compare/plot.sh" "$top/tools/ext4x-compare/xattr-load.c" \
 	"$top/tests/vm/statx-dax.c" "$tools/"
 rev=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
+# the changelog's trailer names the same maintainer as debian/control
+maint=$(sed -n 's/^Maintainer: //p' "$top/packaging/debian/control")
+[ -n "$maint" ] || { echo "mkdeb: no Maintainer in packaging/debian/control" >&2; exit 1; }
 cat >"$stage/debian/changelog" <<EOT
 ext4x ($version) unstable; urgency=medium
 
   * ext4x $version, built from the ext4x tree at $rev.
 
- -- ext4x project <ext4x@localhost>  $(date -R)
+ -- $maint  $(date -R)
 EOT
 arch=$(dpkg --print-architecture)
 rm -f "$out/ext4x-dkms_${version}_all.deb" "$out/ext4x-tools_${version}_$arch.deb"

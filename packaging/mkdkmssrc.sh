@@ -6,7 +6,7 @@
 # Usage: packaging/mkdkmssrc.sh DEST
 #
 # Contents: Kbuild, VERSION, dkms.conf, packaging/dkms/{pre-build,check}.sh, percpu_stats/ and
-# mbcache2/ (Kbuild, *.c, *.h), ext4-backport/ (Kbuild, prepare.sh, rename.sh,
+# mbcache2/ (Kbuild, *.c, *.h), ext4-backport/ (Kbuild, prepare.sh, ext4x_version.c, rename.sh,
 # rename-globals.txt, patches/). Never tests, benchmarks, docs or build output:
 # the kernel's ext4 source is extracted at build time by prepare.sh.
 set -euo pipefail
@@ -16,7 +16,7 @@ version=$(tr -d ' \n' <"$top/VERSION")
 [[ $version =~ ^[0-9][0-9A-Za-z.+~]*$ ]] || { echo "mkdkmssrc: bad VERSION '$version'" >&2; exit 1; }
 
 cd "$top"
-files=(Kbuild VERSION ext4-backport/Kbuild ext4-backport/prepare.sh
+files=(Kbuild VERSION ext4-backport/Kbuild ext4-backport/prepare.sh ext4-backport/ext4x_version.c
 	ext4-backport/rename.sh ext4-backport/rename-globals.txt)
 for d in percpu_stats mbcache2; do
 	files+=("$d/Kbuild")

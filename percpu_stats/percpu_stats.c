@@ -276,3 +276,4 @@ module_exit(percpu_stats_module_exit);
 
 MODULE_DESCRIPTION("Cheap per-CPU 64-bit statistics counters");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(EXT4X_VERSION);

@@ -131,6 +131,8 @@ ktap_check "meta records clocksource, gtod_reduce, fio, CPU and pmem" sh -c \
 	 grep -q '\"pmem_mode\":\"[a-z]' $out/meta.json"
 ktap_check "meta names the B module's file and checksum" \
 	grep -q '"fs_b_module":"/[^"]*ext4x.ko[^"]*","fs_b_vermagic":"[^"]*","fs_b_sha256":"[0-9a-f]\{64\}"' "$out/meta.json"
+ktap_check "meta records ext4x's MODULE_VERSION and srcversion" \
+	grep -q '"fs_b_version":"[0-9][^"]*","fs_b_srcversion":"[0-9A-F]\{8,\}"' "$out/meta.json"
 # (the user's job file runs as it is, gtod_reduce or not: not judged here)
 ktap_check "latency rows exactly when fio measured latency" sh -c \
 	"if grep -q '\"gtod_reduce\":true' $out/meta.json; then ! grep -q '^| randread | clat_p99 |' $out/table.md

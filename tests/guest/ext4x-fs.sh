@@ -90,7 +90,7 @@ used=$(df -k "$mnt" | awk 'NR == 2 { print $3 }')
 ktap_print_msg "blocks in use after populating: ${used} KiB"
 
 # Reset the counters, then only read: every file's xattrs, twice.
-echo reset >"$stats"
+echo reset >"${stats%/stats}/reset"
 read_all() {
 	i=0
 	while [ $i -lt $nfiles ]; do

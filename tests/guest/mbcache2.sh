@@ -1,6 +1,6 @@
 #!/bin/sh
 # mbcache2: the in-kernel cases (mbcache2_test), then from the shell: the
-# debugfs stats file and its reset, a cache pinning the module, the
+# read-only debugfs stats file and its reset file, a cache pinning the module, the
 # shrinker under drop_caches, and load/unload cycles that leave nothing.
 # timeout: 400
 . /tests/vm/guest/lib.sh
@@ -87,12 +87,23 @@ if modprobe mbcache2_test mode=hold; then
 		stripe_entries=10 buckets=256 max_entries=4096
 	ktap_check "debugfs_stats_entry_bytes_beside_stock" \
 		sh -c "grep -q '^entry_bytes [0-9]' $stats && grep -q '^stock_entry_bytes 56$' $stats"
-	echo reset >"$stats"
+	# stats is read-only (0444, readable under lockdown), reset write-only
+	ktap_check "debugfs_stats_0444_reset_0200" sh -c \
+		"[ \$(stat -c %a $stats) = 444 ] && [ \$(stat -c %a ${stats%/stats}/reset) = 200 ]"
+	if (echo reset >"$stats") 2>/dev/null; then
+		ktap_test_fail "debugfs_stats_not_writable" "writing reset to stats succeeded"
+	else
+		ktap_test_pass "debugfs_stats_not_writable"
+	fi
+	expect_fields "debugfs_stats_write_changes_nothing" "$stats" lookups=20 \
+		hits=10 inserts=10 entries=10
+	reset=${stats%/stats}/reset
+	echo reset >"$reset"
 	expect_fields "debugfs_reset_keeps_entries" "$stats" lookups=0 hits=0 \
 		inserts=0 duplicates=0 entries=10
-	echo 0 >"$stats"
+	echo 0 >"$reset"
 	expect_fields "debugfs_reset_with_0" "$stats" lookups=0 entries=10
-	if (echo bogus >"$stats") 2>/dev/null; then
+	if (echo bogus >"$reset") 2>/dev/null; then
 		ktap_test_fail "debugfs_rejects_bad_write" "writing bogus succeeded"
 	else
 		ktap_test_pass "debugfs_rejects_bad_write"

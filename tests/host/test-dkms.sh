@@ -4,7 +4,8 @@
 #   `dkms add .` in a clean checkout of the tree (top-level dkms.conf); the refusals (missing source, no patch
 #   series, a kernel outside BUILD_EXCLUSIVE_KERNEL) with their one-line messages,
 #   each a BUILD_EXCLUSIVE skip (exit 77) before anything is built;
-#   dkms build + install -k KVER; the installed modules' vermagic, depends, signer;
+#   dkms build + install -k KVER; the installed modules' vermagic, version,
+#   depends, signer;
 #   those modules (copied out of /lib/modules/KVER/updates/dkms, not our build dir)
 #   booted in the QEMU guest: tests/standalone/dkms-modprobe.sh (modprobe, mount -o dax);
 #   dkms remove, and nothing of ours left under /lib/modules or /var/lib/dkms.
@@ -108,6 +109,9 @@ for m in percpu_stats mbcache2 ext4x; do
 	ktap_check "${ko##*/} installed in $dest, found by modinfo -k $kver" \
 		bash -c "[ -f $ko ] && [ \"\$(modinfo -k $kver -n $m)\" = $ko ]"
 	ktap_check "$m vermagic is $kver" bash -c "modinfo -k $kver -F vermagic $m | grep -q '^$kver SMP '"
+	ktap_check "$m version is VERSION ($version), with a srcversion" bash -c \
+		"[ \"\$(modinfo -k $kver -F version $m)\" = '$version' ] &&
+		 [ -n \"\$(modinfo -k $kver -F srcversion $m)\" ]"
 done
 ktap_check "ext4x depends on mbcache2 and percpu_stats (modinfo, modules.dep)" bash -c \
 	"modinfo -k $kver -F depends ext4x | tr , '\\n' | grep -qx mbcache2 &&

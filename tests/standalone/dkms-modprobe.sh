@@ -2,10 +2,12 @@
 # dkms-modprobe: the modules that `dkms install` put in /lib/modules/KVER/updates/dkms
 # (copied into this guest's extra/ by tests/host/test-dkms.sh) resolve through depmod:
 # `modprobe ext4x` loads percpu_stats, mbcache2 and ext4x in that order, ext4x mounts
-# /dev/pmem0 with -o dax, the statistics files are there, and `modprobe -r` unloads all
-# three. Last, what a forgotten MOK enrolment looks like: the DKMS key is not in this
-# kernel's keyring, so under lockdown (as with Secure Boot) and with sig_enforce the
-# load is refused; the messages are printed as diagnostics for the README.
+# /dev/pmem0 with -o dax, the statistics files are there, under lockdown mbcache2's
+# read-only stats file still reads and its reset file is refused, and `modprobe -r`
+# unloads all three. Last, what a forgotten MOK enrolment looks like: the DKMS key is
+# not in this kernel's keyring, so under lockdown (as with Secure Boot) and with
+# sig_enforce the load is refused; the messages are printed as diagnostics for the
+# README.
 # Run with: tests/vm/run-guest.sh --modules DIR_OF_DKMS_KO --tests dkms-modprobe
 # Run by: tests/host/test-dkms.sh, with the modules DKMS installed
 # timeout: 240
@@ -47,6 +49,30 @@ ktap_check "statistics: /proc/fs/ext4x/pmem0/es_shrinker_info" test -r /proc/fs/
 ktap_check "statistics: /sys/kernel/debug/mbcache2" test -d /sys/kernel/debug/mbcache2
 ktap_print_msg "statistics files:" "$(ls -d /proc/fs/ext4x/pmem0/* /sys/kernel/debug/mbcache2/* \
 	/sys/kernel/debug/mbcache2/*/* /sys/kernel/debug/percpu_stats* /sys/kernel/debug/percpu_stats/* 2>&1)"
+
+# Under lockdown (Secure Boot) debugfs opens only files with no mode bit beyond 0444,
+# and none for writing: mbcache2's stats file must still read, its reset file is
+# refused. Lockdown stays on from here: the MOK checks below need it.
+# (192 bytes do not fit in a 256-byte inode: the value goes to an xattr block)
+ktap_check "an xattr block in mbcache2's cache" sh -c \
+	'setfattr -n user.team -v "$(seq 1 100 | tr -d "\n")" /mnt/f &&
+	 grep -q "^inserts [1-9]" /sys/kernel/debug/mbcache2/pmem0-xattr/stats'
+mkdir -p /sys/kernel/security
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+if [ -w /sys/kernel/security/lockdown ] && echo integrity >/sys/kernel/security/lockdown 2>/dev/null; then
+	locked=1
+	ktap_print_msg "lockdown: $(cat /sys/kernel/security/lockdown)"
+	ktap_check "lockdown: mbcache2 stats (0444) reads" sh -c \
+		'grep -q "^inserts [1-9]" /sys/kernel/debug/mbcache2/pmem0-xattr/stats'
+	out=$( (echo reset >/sys/kernel/debug/mbcache2/pmem0-xattr/reset) 2>&1) && rc=0 || rc=$?
+	ktap_print_msg "lockdown: echo reset >.../pmem0-xattr/reset -> exit $rc: $out" "$(ktap_dmesg | tail -n 2)"
+	ktap_check "lockdown: mbcache2 reset (0200) refused with EPERM" sh -c \
+		"[ $rc -ne 0 ] && printf '%s' \"\$1\" | grep -q 'Operation not permitted'" sh "$out"
+else
+	locked=0
+	ktap_test_skip "lockdown: mbcache2 stats (0444) reads" "no writable /sys/kernel/security/lockdown"
+	ktap_test_skip "lockdown: mbcache2 reset (0200) refused with EPERM" "no writable /sys/kernel/security/lockdown"
+fi
 ktap_check "umount" umount /mnt
 # kmod removes the dependencies in load order and skips one still in use, so a plain
 # `modprobe -r ext4x` leaves percpu_stats behind: name all three (docs/INSTALL.md).
@@ -54,11 +80,10 @@ ktap_check "modprobe -r ext4x mbcache2 percpu_stats unloads all three" sh -c \
 	'/sbin/modprobe -r ext4x mbcache2 percpu_stats && ! grep -qE "^(ext4x|mbcache2|percpu_stats) " /proc/modules'
 ktap_check "no kernel warning or BUG" sh -c '! dmesg | grep -E "WARNING:|BUG|Oops|Unknown symbol|disagrees about version"'
 
-# A MOK that was never enrolled, as Secure Boot sees it: lockdown, then sig_enforce.
-mkdir -p /sys/kernel/security
-mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+# A MOK that was never enrolled, as Secure Boot sees it: lockdown (on since the
+# statistics checks), then sig_enforce.
 dmesg -c >/dev/null
-if [ -w /sys/kernel/security/lockdown ] && echo integrity >/sys/kernel/security/lockdown 2>/dev/null; then
+if [ "$locked" = 1 ]; then
 	out=$(/sbin/modprobe ext4x 2>&1) && rc=0 || rc=$?
 	ktap_print_msg "lockdown=integrity: modprobe ext4x -> exit $rc:" "$out" "kernel log:" "$(ktap_dmesg)"
 	ktap_check "lockdown refuses the DKMS-signed module (key not enrolled)" sh -c \

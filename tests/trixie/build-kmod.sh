@@ -37,8 +37,9 @@ mkdir -p "$logdir"
 rm -rf "$src" "$out"
 mkdir -p "$src" "$out"
 
-# Only what the three directories need: their Kbuild, sources and headers.
-(cd "$top" && cp --parents -t "$src" percpu_stats/Kbuild percpu_stats/*.[ch] \
+# Only what the three directories need: their Kbuild, sources and headers,
+# and VERSION (MODULE_VERSION, through the top-level Kbuild line copied below).
+(cd "$top" && cp --parents -t "$src" VERSION percpu_stats/Kbuild percpu_stats/*.[ch] \
 	mbcache2/Kbuild mbcache2/*.[ch] tests/kmod/Kbuild tests/kmod/*.[ch])
 find "$src" -name '*.mod.c' -delete
 {
