@@ -11,7 +11,8 @@
 # Ends with the table of stages and "N passed, N failed".
 #
 # Usage: tests/debug/run.sh [KVER]
-# Environment: EXT4X_DEBUG_VARIANTS (default "kasan kcsan"),
+# Environment: EXT4X_DEBUG_VARIANTS (default "kasan kcsan"), EXT4X_DEBUG_GUESTS
+#   (the guests to boot, default "suite powercut lowmem"),
 #   EXT4X_POWERCUT_CYCLES (default 10), EXT4X_DEBUG_SLOWDOWN (guest time
 #   limits are multiplied by it; default 4: TCG with KASAN or KCSAN is slow).
 set -uo pipefail
@@ -67,16 +68,23 @@ for variant in ${EXT4X_DEBUG_VARIANTS:-kasan kcsan}; do
 	stage modules modules_stage
 	compgen -G "$modules/*.ko" >/dev/null || continue
 	export EXT4X_KERNEL_ROOT=$kroot
-	guest_stage guest --tests all,kmemleak --timeout $((1200 * slow)) \
-		--append "ext4x_timeout_scale=$slow"
-	pc_cycles=${EXT4X_POWERCUT_CYCLES:-10}
-	guest_stage powercut --tests powercut --reboot \
-		--timeout $(((120 + pc_cycles * 45) * slow)) \
-		--append "ext4x_powercut=$pc_cycles ext4x_powercut_seed=1 ext4x_timeout_scale=$slow"
-	stage powercut-crosscheck "$top/tests/vm/powercut-crosscheck.sh" \
-		"$results/powercut/serial.log"
-	guest_stage lowmem --tests lowmem --mem 384M --small --timeout $((600 * slow)) \
-		--append "ext4x_timeout_scale=$slow"
+	guests=" ${EXT4X_DEBUG_GUESTS:-suite powercut lowmem} "
+	if [[ $guests == *" suite "* ]]; then
+		guest_stage guest --tests all,kmemleak --timeout $((1200 * slow)) \
+			--append "ext4x_timeout_scale=$slow"
+	fi
+	if [[ $guests == *" powercut "* ]]; then
+		pc_cycles=${EXT4X_POWERCUT_CYCLES:-10}
+		guest_stage powercut --tests powercut --reboot \
+			--timeout $(((120 + pc_cycles * 45) * slow)) \
+			--append "ext4x_powercut=$pc_cycles ext4x_powercut_seed=1 ext4x_timeout_scale=$slow"
+		stage powercut-crosscheck "$top/tests/vm/powercut-crosscheck.sh" \
+			"$results/powercut/serial.log"
+	fi
+	if [[ $guests == *" lowmem "* ]]; then
+		guest_stage lowmem --tests lowmem --mem 384M --small --timeout $((600 * slow)) \
+			--append "ext4x_timeout_scale=$slow"
+	fi
 	unset EXT4X_KERNEL_ROOT
 done
 totals_report
