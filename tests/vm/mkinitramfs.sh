@@ -167,7 +167,7 @@ if [ -z "$out" ]; then
 	printf '%s\n' "$base"
 	exit 0
 fi
-build_overlay "$out.overlay" "$(cache_root)/kernel/$kver/root"
+build_overlay "$out.overlay" "$("$here/fetch-kernel.sh" "$kver")"
 cat "$base" "$out.overlay" >"$out.tmp"
 rm -f "$out.overlay"
 mv "$out.tmp" "$out"
