@@ -107,7 +107,7 @@ else
 		tail -n 30 "$dir/build.log" >&2
 		die "kernel build failed (log: $dir/build.log)"
 	}
-	rel=$(kmake -s kernelrelease 2>/dev/null | tail -n 1)
+	rel=$(cat "$dir/obj/include/config/kernel.release")
 	kmake INSTALL_MOD_PATH="$dir/root" INSTALL_MOD_STRIP=1 modules_install \
 		>>"$dir/build.log" 2>&1 || die "modules_install failed (log: $dir/build.log)"
 	cp "$dir/obj/arch/x86/boot/bzImage" "$dir/root/boot/vmlinuz-$rel"
@@ -116,7 +116,6 @@ else
 	touch "$dir/done.stamp"
 	info "built $rel in $(cat "$dir/build-seconds") s"
 fi
-rel=$(make -s -C "$dir/src" O="$dir/obj" kernelrelease 2>/dev/null | tail -n 1)
-echo "release=$rel"
+echo "release=$(cat "$dir/obj/include/config/kernel.release")"
 echo "root=$dir/root"
 echo "build=$dir/obj"

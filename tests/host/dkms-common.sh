@@ -2,8 +2,9 @@
 # Shared by tests/host/test-dkms.sh, test-deb.sh, test-kernel-update.sh and
 # tests/trixie/test-deb.sh: KTAP output
 # (tests/lib/ktap.sh), the one lock they take (they register the same DKMS module),
-# and a before/after snapshot of /lib/modules/KVER and /var/lib/dkms. Source it; it
-# defines functions only.
+# and a before/after snapshot of /lib/modules/KVER and /var/lib/dkms; also the
+# lintian check of both packages (test-tools-deb.sh). Source it; it defines
+# functions only.
 
 # shellcheck source=tests/lib/ktap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/ktap.sh"
@@ -92,4 +93,17 @@ dkms_ko_copy() {
 	*.gz) gzip -dc "$f" >"$3/$2.ko" ;;
 	*) cp "$f" "$3/$2.ko" ;;
 	esac
+}
+
+# lintian_clean DEB LOG: one result, lintian finds no error or warning in DEB
+# with every override ignored (the packages ship none: the Maintainer and
+# changelog addresses must pass on their own); skipped without lintian.
+lintian_clean() {
+	if command -v lintian >/dev/null; then
+		ktap_check "lintian: no error or warning, overrides ignored" bash -c \
+			"lintian --no-override --fail-on error,warning '$1' >'$2' 2>&1 &&
+			 ! grep -q 'bogus-mail-host' '$2' || { cat '$2'; exit 1; }"
+	else
+		ktap_test_skip "lintian: no error or warning, overrides ignored" "lintian not installed"
+	fi
 }

@@ -58,15 +58,8 @@ ktap_check "no tests, build output or kernel source in the package" bash -c \
 	"! grep -E '/tests/|\\.(o|ko|mod|mod\\.c|cmd|a)\$|/build/|linux-source|fs/ext4/' '$tmp/have'"
 ktap_check "package version $(dpkg-deb -f "$deb" Version 2>/dev/null) is VERSION's ($version)" \
 	test "$(dpkg-deb -f "$deb" Version 2>/dev/null)" = "$version"
-# the package ships no override, and lintian is not allowed one: with the
-# project's address in Maintainer and the changelog there is nothing to hide
-if command -v lintian >/dev/null; then
-	ktap_check "lintian: no error or warning, overrides ignored" bash -c \
-		"lintian --no-override --fail-on error,warning '$deb' >'$tmp/lintian.log' 2>&1 &&
-		 ! grep -q 'bogus-mail-host' '$tmp/lintian.log' || { cat '$tmp/lintian.log'; exit 1; }"
-else
-	ktap_test_skip "lintian: no error or warning, overrides ignored" "lintian not installed"
-fi
+# the package ships no override, and lintian is not allowed one
+lintian_clean "$deb" "$tmp/lintian.log"
 # (dh_compress gzips it: it is over 4 KiB)
 ktap_check "docs/INSTALL.md is the package's README.Debian" bash -c \
 	"dpkg-deb --fsys-tarfile '$deb' | tar -xOf - ./usr/share/doc/ext4x-dkms/README.Debian.gz | zcat | cmp -s - '$top/docs/INSTALL.md'"
