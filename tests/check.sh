@@ -84,7 +84,7 @@ for kver in "$@"; do
 		pc_cycles=${EXT4X_POWERCUT_CYCLES:-100}
 	fi
 	# Power cut (tests/standalone/powercut.sh, docs/RELIABILITY.md): the guest
-	# resets itself pc_cycles times and reboots in the same QEMU; then the
+	# resets itself pc_cycles times and boots again in a new QEMU; then the
 	# host cross-checks the serial log.
 	guest_stage powercut --tests powercut --reboot \
 		--timeout $((120 + pc_cycles * 45)) \

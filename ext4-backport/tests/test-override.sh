@@ -3,6 +3,7 @@
 # and of prepare.sh --check; prints KTAP. Like test-prepare.sh, everything happens
 # in a private temporary directory (fake headers, fake kernel trees, patch roots,
 # OUT); FLAVOUR=ext4 keeps the rename out of it (the same series logic runs for both).
+# kernel-independent: fake headers and trees only
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -4,6 +4,7 @@
 # kernel trees and patch series, OUT); nothing outside it is changed or deleted.
 # The last tests use the real headers and linux-source tarball of each kernel in
 # KVER_REAL (default: Debian 12's 6.1 and 6.12) when present (else SKIP).
+# kernel-independent: the same cases whichever kernel make check is at
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

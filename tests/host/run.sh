@@ -20,6 +20,7 @@ for t in "$top"/tests/host/test-*.sh "$top"/ext4-backport/tests/test-*.sh; do
 		continue
 	fi
 	echo "# ${t#"$top"/}"
+	t0=$SECONDS
 	out=$("$t" 2>&1)
 	rc=$?
 	while IFS= read -r l; do
@@ -40,6 +41,7 @@ for t in "$top"/tests/host/test-*.sh "$top"/ext4-backport/tests/test-*.sh; do
 		n=$((n + 1)); failed=$((failed + 1))
 		echo "not ok $n - ${t#"$top"/} exited $rc"
 	fi
+	echo "# ${t#"$top"/}: $((SECONDS - t0)) s"
 done
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -2,7 +2,7 @@
 # Power cut: files written and fsynced on ext4x (-o dax on odd cycles, page
 # cache on even ones) while other writers keep the journal busy; a timer
 # hard-resets the guest at a random moment (sysrq b: no sync, no unmount).
-# The guest reboots inside the same QEMU (run-guest.sh --reboot), the NVDIMM
+# The guest boots again in a new QEMU (run-guest.sh --reboot), the NVDIMM
 # keeping what reached it, and the next boot mounts with ext4x (journal
 # replay), checks every file whose fsync had returned (content, size and
 # xattr), runs e2fsck -fn, then starts the next cycle.
@@ -124,7 +124,11 @@ verify() {
 		n++
 		name = $1; what = $2
 		if (what == "D") {
+			# Printed, so the host finds every name of a "# fsynced"
+			# line again even when the cut lost the "# unlinked" line
+			# that followed it on the console.
 			if (name in there) { print "# BAD " name ": unlinked and dir fsynced, still there"; bad++ }
+			else print "# gone " name
 			next
 		}
 		if (what == "P") {

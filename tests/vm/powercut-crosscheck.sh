@@ -5,7 +5,10 @@
 # the NVDIMM) must come back in the next boot as "# intact NAME ..." (or
 # "# gone NAME" when its unlink was in flight), unless the same boot printed
 # "# unlinked NAME" after it. Lines torn by the cut do not match and are not
-# counted. Prints KTAP and a figures line; exit 1 on a miss.
+# counted. The cut can also lose a whole line still on its way to the
+# console: a lost "# fsynced" line only means one check fewer, and for a
+# lost "# unlinked" line the next boot prints "# gone NAME" itself, from
+# the unlink record on the NVDIMM. Prints KTAP and a figures line; exit 1 on a miss.
 # Usage: powercut-crosscheck.sh SERIAL_LOG
 set -euo pipefail
 log=${1:?usage: powercut-crosscheck.sh SERIAL_LOG}
