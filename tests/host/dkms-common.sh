@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Shared by tests/host/test-dkms.sh, test-deb.sh, test-kernel-update.sh and
+# Shared by tests/host/test-dkms.sh, test-deb.sh, kernel-update.sh and
 # tests/trixie/test-deb.sh: KTAP output
 # (tests/lib/ktap.sh), the one lock they take (they register the same DKMS module),
 # and a before/after snapshot of /lib/modules/KVER and /var/lib/dkms; also the

@@ -8,11 +8,14 @@
 #   depends, signer;
 #   those modules (copied out of /lib/modules/KVER/updates/dkms, not our build dir)
 #   booted in the QEMU guest: tests/standalone/dkms-modprobe.sh (modprobe, mount -o dax);
+#   with that install in place, a kernel update ext4x cannot be built for
+#   (tests/host/kernel-update.sh, results prefixed "kernel update: ");
 #   dkms remove, and nothing of ours left under /lib/modules or /var/lib/dkms.
 # Always leaves ext4x unregistered (EXIT trap), and never touches an ext4x that was
 # registered before it started (then it skips).
 # Usage: tests/host/test-dkms.sh [KVER]   (or KVER in the environment)
-# EXT4X_DKMS_NO_GUEST=1 skips the guest step.
+# EXT4X_DKMS_NO_GUEST=1 skips the guest step, EXT4X_DKMS_NO_UPDATE=1 the
+# kernel update.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/host/dkms-common.sh
@@ -44,7 +47,7 @@ mkdir -p "$tmp/empty"
 # As a developer installs from git: `dkms add .` in a clean checkout (the
 # tracked files of this tree), which reads the top-level dkms.conf and copies
 # the tree to $src. (The .deb's staged tree is test-deb.sh's and
-# test-kernel-update.sh's.)
+# kernel-update.sh's when run alone.)
 checkout=$tmp/checkout
 mkdir -p "$checkout"
 ktap_check "a clean checkout of this tree (git ls-files)" bash -c \
@@ -151,7 +154,18 @@ else
 	fi
 fi
 
-# 6. remove: nothing of ours left
+# 6. a kernel update ext4x cannot be built for leaves this install alone
+# (one build fewer than kernel-update.sh installing ext4x itself)
+if [ "${EXT4X_DKMS_NO_UPDATE:-0}" = 1 ]; then
+	ktap_test_skip "kernel update" "EXT4X_DKMS_NO_UPDATE=1"
+else
+	EXT4X_KU_INSTALLED=1 "$top/tests/host/kernel-update.sh" "$kver" >"$tmp/update.ktap" 2>&1 && rc=0 || rc=$?
+	ktap_relay "kernel update: " <"$tmp/update.ktap"
+	[ "$rc" -eq 0 ] || grep -q '^not ok' "$tmp/update.ktap" ||
+		ktap_test_fail "kernel update: kernel-update.sh exited $rc"
+fi
+
+# 7. remove: nothing of ours left
 ktap_check "dkms remove -m ext4x -v $version --all" dkms remove -m ext4x -v "$version" --all
 left=$(state_leftovers "$kver" "$tmp/before")
 if [ -z "$left" ]; then

@@ -77,6 +77,32 @@ ktap_check() {
 	rm -f "$_ktap_f"
 }
 
+# ktap_relay PREFIX: the results of another KTAP stream on stdin become
+# results of this one (renumbered, PREFIX before each description, a SKIP
+# kept, a skipped stream one skipped result); its other lines become
+# messages, its version and plan lines go. Redirect a file to it, do not
+# pipe: a pipe's subshell would keep the counts to itself.
+ktap_relay() {
+	while IFS= read -r _ktap_l; do
+		case $_ktap_l in
+		"ok "[0-9]* | "not ok "[0-9]*)
+			_ktap_r=${_ktap_l#not }
+			_ktap_r=${_ktap_r#ok }
+			_ktap_r=${_ktap_r#"${_ktap_r%%[!0-9]*}"}
+			_ktap_r=${_ktap_r# - }
+			case $_ktap_l in
+			"not ok "*) ktap_test_fail "$1$_ktap_r" ;;
+			*" # SKIP"*) ktap_test_skip "$1${_ktap_r%% # SKIP*}" "${_ktap_r#* # SKIP }" ;;
+			*) ktap_test_pass "$1$_ktap_r" ;;
+			esac
+			;;
+		"1..0 # SKIP"*) ktap_test_skip "${1% }" "${_ktap_l#1..0 # SKIP }" ;;
+		"KTAP version"* | 1..[0-9]*) ;;
+		*) ktap_print_msg "${_ktap_l#\# }" ;;
+		esac
+	done
+}
+
 # ktap_skip_all REASON: the whole file is skipped ("1..0 # SKIP REASON"); exits 0
 ktap_skip_all() {
 	printf '1..0 # SKIP %s\n' "$1"

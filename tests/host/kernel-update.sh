@@ -1,7 +1,8 @@
 #!/bin/bash
 # A kernel update that ext4x cannot be built for must not break apt, KTAP on stdout.
 # Done the way apt does it: ext4x is registered with DKMS and installed for KVER
-# (a real build), then a new kernel arrives: a fake release FAKE (KVER's X.Y,
+# (a real build; in make check the one tests/host/test-dkms.sh just made and
+# checked, EXT4X_KU_INSTALLED=1), then a new kernel arrives: a fake release FAKE (KVER's X.Y,
 # ABI 99) whose headers are KVER's under FAKE's name, as a linux-headers-FAKE package that
 # `dpkg -i` installs (its postinst runs /etc/kernel/header_postinst.d through
 # linux-run-hooks, i.e. run-parts --exit-on-error, like Debian's), and the image's
@@ -21,9 +22,13 @@
 # Always cleans up (EXIT trap): dkms remove, /usr/src/ext4x-VERSION, the fake
 # package and /lib/modules dirs. Skips if ext4x is already there, or the fake
 # releases exist. Shares the lock of test-dkms.sh and test-deb.sh.
-# Usage: tests/host/test-kernel-update.sh [KVER]
+# Usage: tests/host/kernel-update.sh [KVER]
 # EXT4X_KU_VIA_DEB=1: install ext4x with `make deb` + apt-get install (needs
 # dh-dkms) instead of dkms add/install.
+# EXT4X_KU_INSTALLED=1: ext4x VERSION is registered and installed for KVER
+# by the caller, which holds the DKMS test lock and removes it afterwards
+# (test-dkms.sh): no install, no removal, no lock; the fake kernel's things
+# are still cleaned up.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/host/dkms-common.sh
@@ -33,12 +38,20 @@ kver=${1:-${KVER:-$("$top/scripts/kver.sh")}}
 version=$(tr -d ' \n' <"$top/VERSION")
 src=/usr/src/ext4x-$version
 via_deb=${EXT4X_KU_VIA_DEB:-0}
+installed=${EXT4X_KU_INSTALLED:-0}
 ktap_print_header
 [ "$via_deb" = 0 ] || command -v dh_dkms >/dev/null || ktap_skip_all "EXT4X_KU_VIA_DEB=1 needs dh-dkms"
 if ! command -v dpkg-deb >/dev/null || ! command -v linux-run-hooks >/dev/null; then
 	ktap_skip_all "needs dpkg-deb and linux-run-hooks (linux-base)"
 fi
-dkms_test_start "$kver" "$version"
+if [ "$installed" = 1 ]; then
+	[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root (dkms, dpkg)"
+	dkms status -m ext4x -v "$version" -k "$kver" | grep -q ': installed' ||
+		ktap_skip_all "EXT4X_KU_INSTALLED=1 but ext4x/$version is not installed for $kver"
+	via_deb=0
+else
+	dkms_test_start "$kver" "$version"
+fi
 
 xy=$(echo "$kver" | cut -d. -f1-2)
 fake=$xy.0-99-amd64          # the new kernel of the series
@@ -61,12 +74,15 @@ cleanup() {
 		echo "# cleanup: dpkg --purge $fakepkg"
 		dpkg --purge "$fakepkg" >/dev/null 2>&1 || dpkg --purge --force-all "$fakepkg" >/dev/null 2>&1
 	fi
-	if dpkg-query -W -f='${db:Status-Abbrev}' ext4x-dkms 2>/dev/null | grep -q '^.[^n]'; then
+	if [ "$installed" = 1 ]; then
+		# the caller's install: only the fake kernel's cached verdicts go
+		rm -rf "/var/lib/dkms/ext4x/$version/$fake" "/var/lib/dkms/ext4x/$version/$nokver"
+	elif dpkg-query -W -f='${db:Status-Abbrev}' ext4x-dkms 2>/dev/null | grep -q '^.[^n]'; then
 		echo "# cleanup: apt-get purge ext4x-dkms"
 		DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq ext4x-dkms >/dev/null 2>&1 ||
 			dpkg --purge --force-all ext4x-dkms >/dev/null 2>&1
 	fi
-	if [ -n "$(dkms status -m ext4x -v "$version" 2>/dev/null)" ] || [ -e "/var/lib/dkms/ext4x/$version" ]; then
+	if [ "$installed" = 0 ] && { [ -n "$(dkms status -m ext4x -v "$version" 2>/dev/null)" ] || [ -e "/var/lib/dkms/ext4x/$version" ]; }; then
 		echo "# cleanup: dkms remove ext4x/$version --all"
 		dkms remove -m ext4x -v "$version" --all >/dev/null 2>&1
 		rm -rf "/var/lib/dkms/ext4x/$version"
@@ -74,7 +90,7 @@ cleanup() {
 	fi
 	rm -rf "/lib/modules/$fake" "/lib/modules/$nokver" "/usr/src/linux-headers-$fake"
 	state_restore_depmod "$kver" "$tmp/before"
-	[ "$via_deb" = 1 ] || rm -rf "$src"
+	[ "$via_deb" = 1 ] || [ "$installed" = 1 ] || rm -rf "$src"
 	rm -rf "$tmp"
 }
 trap 'cleanup' EXIT
@@ -86,7 +102,9 @@ fakedeb=$hver-99             # the Debian version of the new kernel
 
 # ---- 1. ext4x installed for KVER ---------------------------------------------------------
 t0=$(date +%s)
-if [ "$via_deb" = 1 ]; then
+if [ "$installed" = 1 ]; then
+	ktap_print_msg "ext4x/$version installed for $kver by the caller"
+elif [ "$via_deb" = 1 ]; then
 	deb=$tmp/ext4x-dkms_${version}_all.deb
 	ktap_check "make deb" bash -c "make -s -C '$top' deb DEB_OUT='$tmp' >'$tmp/make.log' 2>&1 && [ -f '$deb' ]"
 	ktap_check "apt-get install ./ext4x-dkms_${version}_all.deb (builds for $kver)" bash -c \
@@ -319,14 +337,25 @@ untouched "$fake"
 ktap_check "dpkg --purge $fakepkg" bash -c "dpkg --purge '$fakepkg' >'$tmp/purge.out' 2>&1 || { cat '$tmp/purge.out'; exit 1; }"
 ktap_check "$fakepkg: /lib/modules/$fake and its headers gone with it" \
 	bash -c "[ ! -e '/lib/modules/$fake' ] && [ ! -e '/usr/src/linux-headers-$fake' ]"
-if [ "$via_deb" = 1 ]; then
+if [ "$installed" = 1 ]; then
+	ktap_print_msg "ext4x stays installed for $kver: removing it, and the check that nothing is left, are the caller's"
+elif [ "$via_deb" = 1 ]; then
 	ktap_check "apt-get purge ext4x-dkms" bash -c \
 		"DEBIAN_FRONTEND=noninteractive apt-get purge -y ext4x-dkms >'$tmp/purge.log' 2>&1 || { tail -n 25 '$tmp/purge.log'; exit 1; }"
 else
 	ktap_check "dkms remove -m ext4x -v $version --all" dkms remove -m ext4x -v "$version" --all
 fi
-left=$(state_leftovers "$kver" "$tmp/before")
-if [ -z "$left" ]; then
+if [ "$installed" = 1 ]; then
+	# new since the caller's install: only dkms's build dir (the compile
+	# error's) and the verdict cache, which the caller's dkms remove takes
+	left=$(state_snapshot "$kver" | comm -13 "$tmp/before" - |
+		grep -v "^/var/lib/dkms/ext4x/$version/\(build\|\.check\)")
+	if [ -z "$left" ]; then
+		ktap_test_pass "the update left nothing new under /lib/modules/$kver or /var/lib/dkms but dkms's build dir and verdict cache"
+	else
+		ktap_test_fail "the update left nothing new under /lib/modules/$kver or /var/lib/dkms" "left:" "$left"
+	fi
+elif left=$(state_leftovers "$kver" "$tmp/before") && [ -z "$left" ]; then
 	ktap_test_pass "nothing left under /lib/modules/$kver or /var/lib/dkms (verdict cache included)"
 else
 	ktap_test_fail "nothing left under /lib/modules/$kver or /var/lib/dkms" "left:" "$left"
