@@ -144,7 +144,10 @@ while :; do
 	if [ "$reboot" = 0 ] || [ "$qrc" != 0 ] || [ "$boots" -ge 1000 ]; then
 		break
 	fi
-	tail -c +$((from + 1)) "$log" | tr -d '\r' | grep -q '^ext4x-guest: done' && break
+	# grep -c reads to the end: grep -q would stop early, and the SIGPIPE
+	# of tail or tr would fail the pipeline (pipefail) and boot once more
+	done_lines=$(tail -c +$((from + 1)) "$log" | tr -d '\r' | grep -c '^ext4x-guest: done' || :)
+	[ "$done_lines" -eq 0 ] || break
 done
 if [ -n "$tailpid" ]; then
 	sleep 0.5
