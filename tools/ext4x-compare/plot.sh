@@ -116,7 +116,7 @@ if [ "$nr" -gt 0 ]; then
 		echo 'set size 1,0.5' >>"$tmp/plot.gp"
 	fi
 	cat >>"$tmp/plot.gp" <<EOF
-set title "B/A with its 95 % interval (Mann-Whitney); a dot alone: too few rounds"
+set title "B/A with its 95 % interval (Mann-Whitney)\\na dot alone: too few rounds"
 set xlabel "B/A"
 set ytics nomirror
 set yrange [$nr - 0.5:-0.5]
@@ -130,13 +130,14 @@ if [ -s "$tmp/latency" ]; then
 	cat >>"$tmp/plot.gp" <<EOF
 set origin 0.5,0
 set size 0.5,0.5
-set title "completion latency, median of the rounds (us)"
+set title "completion latency (us)\\nmedian of the rounds"
 set logscale y
 set grid ytics
+set key top left
 set style data histogram
 set style histogram clustered gap 1
 set style fill solid 0.7 border -1
-set xtics rotate by -30 nomirror
+set xtics rotate by 45 right nomirror font ",9"
 plot '$tmp/latency' using 2:xtic(1) title "A: $fa" lc rgb "#4c72b0", \\
      '' using 3 title "B: $fb" lc rgb "#dd8452"
 EOF
