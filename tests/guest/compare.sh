@@ -6,7 +6,9 @@
 # job writes a table, a JSON file and a progress log that agree with each
 # other, keeps fio's JSON per run and side, snapshots the file system
 # statistics around each run (the alloc job moves ext4x's mb_stats) and
-# records what the meta file promises. Numbers are not judged. The host
+# records what the meta file promises; without fio it stops in one line,
+# and a fio that fails is reported per run while the runs that worked are
+# still summarised. Numbers are not judged. The host
 # checks the chart and the statistics (test-compare-plot).
 # timeout: 300
 . /tests/vm/guest/lib.sh
@@ -145,6 +147,41 @@ ktap_print_msg "$(cat "$out/stats.md" 2>&1)"
 ktap_check "the alloc job moves ext4x's allocator statistics (stats.md)" \
 	grep -q '^| B | alloc | mb_stats | ' "$out/stats.md"
 ktap_check "device left unmounted" sh -c "! grep -q '^$dev ' /proc/mounts"
+
+# No fio: the program moved aside for one run (a PATH without /usr/bin
+# still found it through /bin). The tool stops before touching the device,
+# in one line.
+fio=$(command -v fio)
+mv "$fio" "$fio.aside"
+refusal "refuses to start without fio (exit 1)" 1 "error: fio not found" "$dev" --force
+mv "$fio.aside" "$fio"
+ktap_check "without fio: the message is one line" \
+	test "$(printf '%s\n' "$_out" | wc -l)" = 1
+
+# A fio that fails (here: every alloc run) is one FAILED line per run with
+# fio's own last line; the runs that worked are still summarised.
+mkdir -p /tmp/failfio
+cat >/tmp/failfio/fio <<EOF
+#!/bin/sh
+case " \$* " in
+*" --name=alloc "*) echo "fio: injected failure of the alloc job" >&2; exit 1 ;;
+esac
+exec $fio "\$@"
+EOF
+chmod +x /tmp/failfio/fio
+rm -rf /tmp/partial
+PATH=/tmp/failfio:$PATH "$tool" --device "$dev" --force --rounds 1 --runtime 1 \
+	--warmup 1 --size 16 --jobs randread,alloc --no-plot --out /tmp/partial \
+	>/tmp/partial.log 2>&1
+rc=$?
+ktap_print_msg "$(cat /tmp/partial.log)"
+ktap_check "a failing fio: exit 1, one FAILED line per failed run with fio's message" \
+	sh -c "test $rc = 1 &&
+	 test \$(grep -c 'alloc: FAILED: fio: fio: injected failure of the alloc job' /tmp/partial.log) = 2"
+ktap_check "a failing fio: the runs that worked are in the table, the failed job is not" \
+	sh -c "grep -q '^| randread | iops | IOPS | [0-9]' /tmp/partial/table.md &&
+	 ! grep -q '^| alloc |' /tmp/partial/table.md"
+ktap_check "device left unmounted after the failed runs" sh -c "! grep -q '^$dev ' /proc/mounts"
 ktap_check "no kernel warning or BUG" sh -c '! dmesg | grep -E "WARNING:|BUG|Oops"'
 for f in results.json table.md stats.md; do
 	[ -f "$out/$f" ] && ktap_export_file "$out/$f" "compare-$f"
