@@ -61,7 +61,7 @@ base_key() {
 		cat "$here/mkinitramfs.sh" "$here/stage-tools.sh" \
 			"$here/stage-modules.sh" "$here/common.sh" \
 			"$here/guest-tools.list" "$here/guest-modules.list" \
-			"$here/statx-dax.c" "$here/xattr-share.c" \
+			"$here/xattr-share.c" "$repo/tools/ext4x-compare/statx-dax.c" \
 			"$repo/tools/ext4x-compare/xattr-load.c"
 		printf 'kver=%s profile=%s\n' "$kver" "$small"
 		if [ -n "${EXT4X_KERNEL_ROOT:-}" ]; then
@@ -93,7 +93,7 @@ build_base() {
 		info "building base initramfs $base"
 		stage=$(mktemp -d "$dir/stage.XXXXXX")
 		"$here/stage-tools.sh" "$stage" ${small:+--small}
-		gcc -static -O2 -Wall -o "$stage/usr/bin/statx-dax" "$here/statx-dax.c"
+		gcc -static -O2 -Wall -o "$stage/usr/bin/statx-dax" "$repo/tools/ext4x-compare/statx-dax.c"
 		gcc -static -O2 -Wall -o "$stage/usr/bin/xattr-share" "$here/xattr-share.c"
 		gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/xattr-load" \
 			"$repo/tools/ext4x-compare/xattr-load.c"
