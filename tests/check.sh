@@ -9,8 +9,9 @@
 #   --long  the long reliability runs instead (make check-long,
 #           docs/RELIABILITY.md): stress, hostile images, hotplug and module
 #           cycles with ext4x_long=1, 100 power cuts, the low-memory run,
-#           and whether each series applies to every linux-source version
-#           still in the archive
+#           whether each series applies to every linux-source version
+#           still in the archive, and the debug-kernel lane (KASAN and
+#           KCSAN kernels from each KVER's source: tests/debug/lane.sh)
 # Results of kernel K go to build/K/results (--long: build/K/results-long);
 # the modules booted are those of `make collect KVER=K` (build/K/modules).
 # Environment: EXT4X_POWERCUT_CYCLES (10; --long: 100), EXT4X_POWERCUT_SEED (1).
@@ -102,6 +103,12 @@ if [ "$long" -eq 1 ]; then
 	kver=- results=$top/build/results-long
 	mkdir -p "$results"
 	stage archive-series "$top/ext4-backport/tests/archive-series.sh"
+	# The suite on debug kernels built from each kernel's own source.
+	# shellcheck source=tests/debug/lane.sh
+	. "$top/tests/debug/lane.sh"
+	for k in "$@"; do
+		debug_lane "$k"
+	done
 fi
 
 totals_report

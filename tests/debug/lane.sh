@@ -1,0 +1,92 @@
+# shellcheck shell=bash disable=SC2154,SC2034 # top: set by the caller; kver, results, modules: read by totals.sh
+# The debug-kernel lane as a function, for tests/debug/run.sh (make
+# check-debug) and tests/check.sh --long (make check-long); needs
+# tests/lib/totals.sh sourced first.
+#
+# debug_lane KVER: for each debug configuration (tests/debug/*.config:
+# KASAN with lockdep, list/object debugging and kmemleak; KCSAN with
+# lockdep) a kernel from the same Debian source as KVER
+# (tests/debug/build-kernel.sh, cached under build/debug/), our modules
+# built against it, then the whole guest suite with a kmemleak scan after
+# it, the power-cut guest and the low-memory guest booted on it. A KASAN,
+# lockdep, atomic-sleep, list or object-debugging report fails the run (the
+# harness fails on any "BUG:"/"WARNING:" line); a KCSAN report fails it
+# only when one of our modules is in it (tests/vm/parse-log.awk counts the
+# others). Stages go to the running totals; kver, results and modules are
+# left set to the last variant's.
+# Environment: EXT4X_DEBUG_VARIANTS (default "kasan kcsan"),
+#   EXT4X_DEBUG_GUESTS (the guests to boot, default "suite powercut lowmem"),
+#   EXT4X_DEBUG_POWERCUT_CYCLES (default 10), EXT4X_DEBUG_SLOWDOWN (guest
+#   time limits are multiplied by it; default 12: under KASAN in TCG, guest
+#   files ran 8 to 12 times slower than on the production kernel).
+
+# debug_kernel_stage VARIANT KVER: build (or find cached) the debug kernel;
+# KTAP. What build-kernel.sh printed (release=, root=, build=) goes to
+# $results/kernel.env.
+debug_kernel_stage() {
+	local t0=$SECONDS
+	echo "KTAP version 1"
+	echo "1..1"
+	if ! "$top/tests/debug/build-kernel.sh" "$1" "$2" >"$results/kernel.env"; then
+		echo "not ok 1 - $1 kernel from the source of $2"
+		return 1
+	fi
+	echo "ok 1 - $1 kernel $(sed -n 's/^release=//p' "$results/kernel.env") from the source of $2 ($((SECONDS - t0)) s)"
+}
+
+# debug_modules_stage KVER REL KBUILD: the one Kbuild pass against the debug
+# kernel's build tree; its headers package does not exist, so the source's
+# Debian version stands for it (the kernel was built from that very
+# source). KTAP.
+debug_modules_stage() {
+	local xy sdeb
+	echo "KTAP version 1"
+	echo "1..1"
+	xy=$(echo "$1" | cut -d. -f1-2)
+	sdeb=$(dpkg-query -W -f='${Version}' "linux-source-$xy" 2>/dev/null)
+	if EXT4X_KBUILD=$3 EXT4X_HEADERS_DEBVER=$sdeb \
+		make -s -C "$top" KVER="$2" KDIR="$3" collect >"$results/modules.out" 2>&1; then
+		echo "ok 1 - our modules built against $2"
+	else
+		tail -n 30 "$results/modules.out"
+		echo "not ok 1 - our modules built against $2"
+		return 1
+	fi
+}
+
+debug_lane() {
+	local dkver=$1 slow=${EXT4X_DEBUG_SLOWDOWN:-12} variant rel kroot kbuild guests pc
+	for variant in ${EXT4X_DEBUG_VARIANTS:-kasan kcsan}; do
+		kver=$variant results=$top/build/debug/results-$variant-$dkver
+		mkdir -p "$results"
+		rm -f "$results/kernel.env"
+		stage kernel debug_kernel_stage "$variant" "$dkver"
+		rel=$(sed -n 's/^release=//p' "$results/kernel.env" 2>/dev/null)
+		kroot=$(sed -n 's/^root=//p' "$results/kernel.env" 2>/dev/null)
+		kbuild=$(sed -n 's/^build=//p' "$results/kernel.env" 2>/dev/null)
+		[ -n "$rel" ] && [ -n "$kroot" ] && [ -n "$kbuild" ] || continue
+		kver=$rel
+		modules=$top/build/$rel/modules
+		stage modules debug_modules_stage "$dkver" "$rel" "$kbuild"
+		compgen -G "$modules/*.ko" >/dev/null || continue
+		export EXT4X_KERNEL_ROOT=$kroot
+		guests=" ${EXT4X_DEBUG_GUESTS:-suite powercut lowmem} "
+		if [[ $guests == *" suite "* ]]; then
+			guest_stage guest --tests all,kmemleak --timeout $((1200 * slow)) \
+				--append "ext4x_timeout_scale=$slow"
+		fi
+		if [[ $guests == *" powercut "* ]]; then
+			pc=${EXT4X_DEBUG_POWERCUT_CYCLES:-10}
+			guest_stage powercut --tests powercut --reboot \
+				--timeout $(((120 + pc * 45) * slow)) \
+				--append "ext4x_powercut=$pc ext4x_powercut_seed=1 ext4x_timeout_scale=$slow"
+			stage powercut-crosscheck "$top/tests/vm/powercut-crosscheck.sh" \
+				"$results/powercut/serial.log"
+		fi
+		if [[ $guests == *" lowmem "* ]]; then
+			guest_stage lowmem --tests lowmem --mem 384M --small \
+				--timeout $((600 * slow)) --append "ext4x_timeout_scale=$slow"
+		fi
+		unset EXT4X_KERNEL_ROOT
+	done
+}
