@@ -56,6 +56,26 @@ build_stage() {
 export EXT4X_KVERS="$*"
 pc_seed=${EXT4X_POWERCUT_SEED:-1}
 first=1
+
+# tools_package: the ext4x-tools package (packaging/mkdeb.sh, as make deb)
+# unpacked into build/tools-root as apt would install it; the guests get it
+# (run-guest.sh's EXT4X_TOOLS_ROOT), so the compare test runs the installed
+# /usr/sbin/ext4x-compare and its compiled helpers, not the tree's copy. KTAP.
+tools_package() {
+	local deb
+	echo "KTAP version 1"
+	echo "1..1"
+	rm -rf "$top/build/tools-deb" "$top/build/tools-root"
+	deb=$top/build/tools-deb/ext4x-tools_$(tr -d ' \n' <"$top/VERSION")_$(dpkg --print-architecture).deb
+	if "$top/packaging/mkdeb.sh" "$top/build/tools-deb" >"$results/tools-package.out" 2>&1 &&
+		dpkg -x "$deb" "$top/build/tools-root"; then
+		echo "ok 1 - ext4x-tools built and unpacked for the guests"
+	else
+		tail -n 20 "$results/tools-package.out"
+		echo "not ok 1 - ext4x-tools built and unpacked for the guests"
+		return 1
+	fi
+}
 for kver in "$@"; do
 	modules=$top/build/$kver/modules
 	results=$top/build/$kver/results$([ "$long" -eq 1 ] && echo -long)
@@ -66,6 +86,11 @@ for kver in "$@"; do
 	compgen -G "$modules/*.ko" >/dev/null || continue
 
 	if [ "$long" -eq 0 ]; then
+		if [ "$first" -eq 1 ]; then
+			stage tools-package tools_package
+			[ ! -x "$top/build/tools-root/usr/sbin/ext4x-compare" ] ||
+				export EXT4X_TOOLS_ROOT=$top/build/tools-root
+		fi
 		stage static "$top/tests/static/run.sh" "$kver"
 		EXT4X_HOST_REPEAT=$first stage host "$top/tests/host/run.sh" "$kver"
 		# The bench checks itself, once: guest files that fail on purpose

@@ -6,14 +6,23 @@
 # job writes a table, a JSON file and a progress log that agree with each
 # other, keeps fio's JSON per run and side, snapshots the file system
 # statistics around each run (the alloc job moves ext4x's mb_stats) and
-# records what the meta file promises; without fio it stops in one line,
+# records what the meta file promises (all with the ext4x-tools package's
+# installed command when the guest has it); without fio it stops in one line,
 # and a fio that fails is reported per run while the runs that worked are
 # still summarised. Numbers are not judged. The host
 # checks the chart and the statistics (test-compare-plot).
 # timeout: 300
 . /tests/vm/guest/lib.sh
 
+# The ext4x-tools package's command when the guest has the package
+# (ext4x_tools=1: make check installs it), else the tree's copy.
 tool=/tools/ext4x-compare/ext4x-compare
+if [ "$(boot_param ext4x_tools)" = 1 ]; then
+	tool=/usr/sbin/ext4x-compare
+	ktap_check "the ext4x-tools package is installed: command and helpers" \
+		test -x $tool -a -x /usr/libexec/ext4x/xattr-load -a -x /usr/libexec/ext4x/statx-dax
+fi
+ktap_print_msg "compare runs $tool"
 dev=/dev/pmem0
 sum1() { dd if="$1" bs=1M count=1 2>/dev/null | md5sum | cut -d' ' -f1; }
 

@@ -28,7 +28,9 @@
 #                  there (needs --kver)
 # The last line printed is "N passed, N failed[, N skipped]"; the exit status
 # is non-zero if anything failed. Environment: EXT4X_CACHE (cache root),
-# EXT4X_QUIET=1 (do not stream the console).
+# EXT4X_QUIET=1 (do not stream the console), EXT4X_TOOLS_ROOT (the
+# ext4x-tools package unpacked: installed in the guest as apt would, which
+# boots with ext4x_tools=1 so that tests can insist on it).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/vm/common.sh
@@ -109,6 +111,7 @@ truncate -s 1G "$work/nvdimm.img"
 
 append="console=ttyS0 rdinit=/init panic=-1 oops=panic$slub"
 append="$append loglevel=4 ext4x_tests=$tests${kargs:+ $kargs}"
+[ -z "${EXT4X_TOOLS_ROOT:-}" ] || append="$append ext4x_tools=1"
 info "booting $kver (TCG, $smp vCPUs, $mem), tests: $tests, timeout ${limit}s"
 start=$(date +%s)
 if [ "${EXT4X_QUIET:-0}" != 1 ]; then
