@@ -128,6 +128,23 @@ ktap_check "table and JSON agree (jobs, medians, ratios, runs)" consistent
 ktap_check "fio's JSON kept per side, job and round" sh -c \
 	"for s in A B; do for j in randread randrw alloc; do
 		grep -q '\"fio version\"' $out/raw/\$s/\$j-1.json || exit 1; done; done"
+# fio-plot's input rules: a directory per data set, files named
+# RW-IODEPTH-NUMJOBS.json whose job options hold those rw, iodepth, numjobs
+fio_plot_layout() {
+	for d in A-ext4 B-ext4x; do
+		for rw in randread randrw write; do
+			set -- "$out/fio-plot/$d-round1/$rw"-1-*.json
+			[ $# = 1 ] && [ -s "$1" ] || { echo "$d: no single $rw-1-N.json: $*"; return 1; }
+			n=${1##*-}
+			n=${n%.json}
+			for kv in "rw:$rw" "iodepth:1" "numjobs:$n"; do
+				grep -q "\"${kv%%:*}\" : \"${kv#*:}\"" "$1" ||
+					{ echo "$1: no ${kv%%:*} ${kv#*:} in its job options"; return 1; }
+			done
+		done
+	done
+}
+ktap_check "fio-plot layout: per side and round, RW-IODEPTH-NUMJOBS.json" fio_plot_layout
 ktap_check "CPU per I/O measured for every fio job and side" \
 	test "$(grep -c '^1	[AB]	[a-z0-9]*	[a-z]*	cpu_per_io	[0-9.]*	us	' "$out/runs.tsv")" = 8
 ktap_check "--fio-jobfile: the user's job ran on both sides, its file on the device" sh -c \
