@@ -8,7 +8,8 @@
 #
 # Usage: tests/debug/run.sh [KVER]
 # Environment: see tests/debug/lane.sh (EXT4X_DEBUG_VARIANTS,
-#   EXT4X_DEBUG_GUESTS, EXT4X_DEBUG_POWERCUT_CYCLES, EXT4X_DEBUG_SLOWDOWN).
+#   EXT4X_DEBUG_GUESTS, EXT4X_DEBUG_POWERCUT_CYCLES, EXT4X_DEBUG_SLOWDOWN,
+#   EXT4X_DEBUG_LOWMEM_MEM).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/lib/totals.sh
