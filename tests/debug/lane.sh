@@ -7,7 +7,8 @@
 # KASAN with lockdep, list/object debugging and kmemleak; KCSAN with
 # lockdep) a kernel from the same Debian source as KVER
 # (tests/debug/build-kernel.sh, cached under build/debug/), our modules
-# built against it, then the whole guest suite with a kmemleak scan after
+# built against it, then the whole guest suite with a kmemleak scan and a
+# check that KCSAN was watching (tests/standalone/kcsan-active.sh) after
 # it, the power-cut guest and the low-memory guest booted on it. A KASAN,
 # lockdep, atomic-sleep, list or object-debugging report fails the run (the
 # harness fails on any "BUG:"/"WARNING:" line); a KCSAN report fails it
@@ -73,7 +74,7 @@ debug_lane() {
 		export EXT4X_KERNEL_ROOT=$kroot
 		guests=" ${EXT4X_DEBUG_GUESTS:-suite powercut lowmem} "
 		if [[ $guests == *" suite "* ]]; then
-			guest_stage guest --tests all,kmemleak --timeout $((1200 * slow)) \
+			guest_stage guest --tests all,kmemleak,kcsan-active --timeout $((1200 * slow)) \
 				--append "ext4x_timeout_scale=$slow"
 		fi
 		if [[ $guests == *" powercut "* ]]; then
