@@ -6,7 +6,8 @@
 #   make check           build, static checks, host tests, guest tests, on
 #                        every supported kernel ($(KVERS))
 #   make check-6.1       the same on one series' kernel (check-6.12, ...)
-#   make check-long      the long reliability runs (docs/RELIABILITY.md)
+#   make check-long      the long reliability runs, then check-debug
+#                        (docs/RELIABILITY.md)
 #   make check-debug     the suite on KASAN and KCSAN kernels built from the
 #                        same Debian source (tests/debug)
 #   make check-trixie    Debian 13: a trixie chroot installs the .deb through
