@@ -130,8 +130,7 @@ walk() {
 	dmesg -c >/dev/null
 	if ! mount -t "$1" -o "$2" "$_lo" "$mnt" 2>/dev/null; then
 		losetup -d "$_lo"
-		ktap_dmesg | grep -E "WARNING:|BUG:|Oops|Call Trace|general protection" |
-			sed "s|^|$1 $2: |" >>"$work/problems"
+		ktap_kernel_clean | sed "s|^|$1 $2: |" >>"$work/problems"
 		echo refused
 		return
 	fi
@@ -147,10 +146,8 @@ walk() {
 	esac
 	umount "$mnt" 2>/dev/null || umount -l "$mnt"
 	losetup -d "$_lo"
-	ktap_dmesg >"$work/klog"
-	grep -E "WARNING:|BUG:|Oops|Call Trace|general protection" "$work/klog" |
-		sed "s|^|$1 $2: |" >>"$work/problems"
-	grep -q "EXT4-fs error\|EXT4-fs warning" "$work/klog" && _e=1
+	ktap_kernel_clean | sed "s|^|$1 $2: |" >>"$work/problems"
+	ktap_dmesg | grep -q "EXT4-fs error\|EXT4-fs warning" && _e=1
 	if [ $_e -eq 0 ]; then echo clean; else echo errors; fi
 }
 rank() { case $1 in clean) echo 2 ;; errors) echo 1 ;; *) echo 0 ;; esac; }

@@ -2,7 +2,9 @@
 # tests/vm/parse-log.awk on made-up serial logs of a debug kernel: the
 # reports the debug-kernel lane (tests/debug) relies on fail a run (KASAN,
 # lockdep, a sleep in atomic context, a KCSAN race in our module), and a
-# KCSAN race in other kernel code is counted but does not. KTAP on stdout.
+# KCSAN race in other kernel code, or a known core race listed in
+# tests/debug/kcsan-core-races reached from our module, is counted but does
+# not. KTAP on stdout.
 # kernel-independent: no kernel is built or booted
 # Usage: tests/host/test-parse-log.sh
 set -uo pipefail
@@ -19,10 +21,12 @@ log() {
 	printf '[   12.345678] %s\n' "$@"
 	printf '%s\n' "ok 1 - t" "ext4x-guest: done"
 }
-# verdict DESC WANT_RC GREP LOG: parse-log.awk exits WANT_RC and prints GREP
+# verdict DESC WANT_RC GREP LOG [KNOWN]: parse-log.awk, given the known-race
+# list KNOWN (default: the lane's), exits WANT_RC and prints GREP
 verdict() {
 	local out rc
-	out=$(awk -v timed_out=0 -f "$top/tests/vm/parse-log.awk" "$4") && rc=0 || rc=$?
+	out=$(awk -v timed_out=0 -v known_races="${5-$top/tests/debug/kcsan-core-races}" \
+		-f "$top/tests/vm/parse-log.awk" "$4") && rc=0 || rc=$?
 	if [ "$rc" -eq "$2" ] && grep -q -- "$3" <<<"$out"; then
 		ktap_test_pass "$1"
 	else
@@ -31,7 +35,7 @@ verdict() {
 }
 
 ktap_print_header
-ktap_set_plan 5
+ktap_set_plan 9
 log "==================================================================" \
 	"BUG: KASAN: slab-use-after-free in mbcache2_entry_put+0x1c/0x90 [mbcache2]" \
 	"Read of size 4 at addr ffff888012345678 by task t/1" >"$tmp/kasan"
@@ -54,4 +58,26 @@ log "==================================================================" \
 	"==================================================================" >"$tmp/kcsan-core"
 verdict "a KCSAN race in other kernel code is counted, not failed" 0 \
 	"1 KCSAN report(s) naming none of our modules" "$tmp/kcsan-core"
+# the lane's report from stress.sh on the KCSAN kernel (6.1), as it was
+log "==================================================================" \
+	"BUG: KCSAN: data-race in __percpu_counter_sum+0x74/0xd0" "" \
+	"race at unknown origin, with read to 0xffb9a215bfc05608 of 4 bytes by task 12758 on cpu 1:" \
+	" __percpu_counter_sum+0x74/0xd0" \
+	" ext4x_statfs+0x310/0x640 [ext4x]" \
+	" statfs_by_dentry+0xbb/0x110" "" \
+	"value changed: 0xffffffe3 -> 0xffffffe2" "" \
+	"==================================================================" >"$tmp/kcsan-known"
+verdict "a listed core race reached from our module is counted with its reason, not failed" 0 \
+	"1 x __percpu_counter_sum: lib/percpu_counter.c" "$tmp/kcsan-known"
+verdict "the same report fails the run without the list" 1 "FAIL kernel: 1 problem" \
+	"$tmp/kcsan-known" ""
+log "==================================================================" \
+	"BUG: KCSAN: data-race in __percpu_counter_sum / percpu_stats_add [percpu_stats]" "" \
+	"read to 0xffb9a215bfc05608 of 4 bytes by task 1 on cpu 1:" \
+	" __percpu_counter_sum+0x74/0xd0" \
+	"==================================================================" >"$tmp/kcsan-half"
+verdict "a listed core function racing with our function fails the run" 1 \
+	"FAIL kernel: 1 problem" "$tmp/kcsan-half"
+verdict "an unreadable known-race list fails the run" 1 "FAIL cannot read" \
+	"$tmp/kcsan-core" "$tmp/no-such-list"
 ktap_finished

@@ -196,7 +196,7 @@ if [ "$k" -ge 1 ]; then
 		ktap_test_fail "cycle $k: e2fsck -fn clean" "$(tail -n 40 "$KTAP_TMP/fsck")"
 		bad=1
 	fi
-	if ktap_dmesg | grep -E "WARNING:|BUG:|Oops|EXT4-fs error" >"$KTAP_TMP/k"; then
+	if ! ktap_kernel_clean "EXT4-fs error" >"$KTAP_TMP/k"; then
 		ktap_test_fail "cycle $k: no kernel error" "$(head -n 20 "$KTAP_TMP/k")"
 		bad=1
 	fi

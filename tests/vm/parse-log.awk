@@ -13,7 +13,25 @@ BEGIN {
 	# a KCSAN report is ours when a frame or the race's functions are of
 	# our modules (the debug-kernel lane, tests/debug)
 	ours_re = "\\[(ext4x|mbcache2|percpu_stats)[a-z_]*\\]|(^| )(ext4x_|mbcache2_|mbc2_|percpu_stats_)"
-	in_kcsan = 0; kcsan_ignored = 0
+	in_kcsan = 0; kcsan_ignored = 0; kcsan_known = 0
+	# known_races (a file, tests/debug/kcsan-core-races): races in core
+	# kernel code, one per line "FUNCTION  REASON", that a call from our
+	# modules reaches but that are not ours (the racing accesses are both
+	# in core code and race the same way under stock ext4)
+	if (known_races != "") {
+		while ((r = (getline line < known_races)) > 0) {
+			if (line ~ /^[ \t]*(#|$)/)
+				continue
+			fn = line; sub(/[ \t].*/, "", fn)
+			why = line; sub(/^[^ \t]+[ \t]+/, "", why)
+			known[fn] = why
+		}
+		if (r < 0) {
+			print "FAIL cannot read " known_races
+			failed++
+		}
+		close(known_races)
+	}
 }
 
 { sub(/\r+$/, "") }
@@ -52,7 +70,9 @@ in_kcsan && match($0, kernel_re) {
 }
 match($0, kernel_re) && substr($0, RSTART + RLENGTH) ~ /^BUG: KCSAN: / {
 	in_kcsan = 1; kcsan_block = $0
-	kcsan_ours = (substr($0, RSTART + RLENGTH) ~ ours_re)
+	text = substr($0, RSTART + RLENGTH)
+	kcsan_ours = (text ~ ours_re)
+	kcsan_racing(text)
 	next
 }
 
@@ -110,10 +130,32 @@ match($0, kernel_re) || $0 ~ ("^" problem) {
 	next
 }
 
+# kcsan_racing TITLE: the functions of the racing accesses, from the title
+# ("BUG: KCSAN: data-race in F+0x1c/0x90 [mod] / G", one function when the
+# other side is unknown); kcsan_known_fn is set to them when every one is
+# in the known_races list, else to "".
+function kcsan_racing(title,   n, i, f, fns) {
+	sub(/^BUG: KCSAN: .* in /, "", title)
+	n = split(title, f, / \/ /)
+	kcsan_known_fn = ""
+	for (i = 1; i <= n; i++) {
+		sub(/[+ ].*/, "", f[i])
+		if (!(f[i] in known))
+			return
+		fns = fns (i > 1 ? " / " : "") f[i]
+	}
+	kcsan_known_fn = fns
+}
+
 function kcsan_end(   n, i, l) {
 	in_kcsan = 0
 	if (!kcsan_ours) {
 		kcsan_ignored++
+		return
+	}
+	if (kcsan_known_fn != "") {
+		kcsan_known++
+		known_seen[kcsan_known_fn]++
 		return
 	}
 	n = split(kcsan_block, l, "\n")
@@ -128,6 +170,17 @@ END {
 		kcsan_end()
 	if (kcsan_ignored)
 		printf "%d KCSAN report(s) naming none of our modules (races in other kernel code: ignored, kept in the log)\n", kcsan_ignored
+	if (kcsan_known) {
+		printf "%d KCSAN report(s) of known core-kernel races reached from our modules (ignored, kept in the log):\n", kcsan_known
+		for (fn in known_seen) {
+			n = split(fn, f, / \/ /)
+			printf "  %d x %s:", known_seen[fn], fn
+			for (i = 1; i <= n; i++)
+				if (i == 1 || f[i] != f[1])
+					printf " %s", known[f[i]]
+			printf "\n"
+		}
+	}
 	if (running != "") {
 		# The run ended inside a file: keep the cases it reported.
 		printf "FAIL %s: %d passed, %d failed, %d skipped (did not finish)\n",

@@ -179,5 +179,6 @@ if [ -n "$results" ]; then
 		info "warning: some files from the guest could not be extracted"
 fi
 echo "==== summary ($kver, ${elapsed}s) ===="
-awk -v timed_out="$timed_out" -f "$here/parse-log.awk" "$log" || status=1
+awk -v timed_out="$timed_out" -v known_races="$here/../debug/kcsan-core-races" \
+	-f "$here/parse-log.awk" "$log" || status=1
 exit "$status"

@@ -53,6 +53,23 @@ ktap_dmesg() {
 	dmesg | sed 's/^\[[ 0-9.]*\] //'
 }
 
+# ktap_kernel_clean [ERE]: status 0 when the kernel log holds no problem
+# line (a warning, BUG, oops, call trace, general protection fault, or a
+# line matching ERE); else 1, and the problem lines are printed without
+# timestamps.
+# KCSAN data-race reports (kernels of tests/debug) are left out here: most
+# name only other kernel code, and tests/vm/parse-log.awk, which sees the
+# whole report on the serial console, decides which are ours.
+ktap_kernel_clean() {
+	ktap_dmesg | awk -v extra="${1:-}" '
+	/^BUG: KCSAN: / { kcsan = 1; next }
+	kcsan { if ($0 ~ /^=+$/) kcsan = 0; next }
+	/WARNING:|(^|[^A-Za-z_])BUG[: ]|Oops|Call Trace|general protection/ || (extra != "" && $0 ~ extra) {
+		print; n++
+	}
+	END { exit n > 0 }'
+}
+
 # Re-emit a module's KTAP lines (file $1) as results of this file: its
 # version and plan lines are dropped, results renumbered, diagnostics and
 # indented subtest lines passed through. Sets KTAP_MOD_PLAN, KTAP_MOD_RESULTS.
