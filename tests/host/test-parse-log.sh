@@ -35,7 +35,7 @@ verdict() {
 }
 
 ktap_print_header
-ktap_set_plan 9
+ktap_set_plan 11
 log "==================================================================" \
 	"BUG: KASAN: slab-use-after-free in mbcache2_entry_put+0x1c/0x90 [mbcache2]" \
 	"Read of size 4 at addr ffff888012345678 by task t/1" >"$tmp/kasan"
@@ -80,4 +80,11 @@ verdict "a listed core function racing with our function fails the run" 1 \
 	"FAIL kernel: 1 problem" "$tmp/kcsan-half"
 verdict "an unreadable known-race list fails the run" 1 "FAIL cannot read" \
 	"$tmp/kcsan-core" "$tmp/no-such-list"
+# a file that skipped itself as a whole (tests/vm/guest/run-tests.sh's
+# "ok K - NAME # SKIP REASON"): skipped, neither passed nor failed
+printf '%s\n' "KTAP version 1" "1..2" "# k: running (timeout 900s)" \
+	"    KTAP version 1" "    1..0 # SKIP no kmemleak here" "ok 1 - k # SKIP no kmemleak here" \
+	"# t: running (timeout 300s)" "    ok 1 - a" "ok 2 - t" "ext4x-guest: done" >"$tmp/skipfile"
+verdict "a file skipped as a whole counts one skip" 0 "^1 passed, 0 failed, 1 skipped$" "$tmp/skipfile"
+verdict "a file skipped as a whole is named with its reason" 0 "^SKIP k: no kmemleak here$" "$tmp/skipfile"
 ktap_finished

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Self-check of the guest test bench: boots the guest with the deliberately
 # failing test files in tests/vm/harness/ and checks that run-guest.sh
-# reports exactly the expected totals (a failing case, a skip, a stack dump
+# reports exactly the expected totals (a failing case, a skipped case, a
+# file that skips itself as a whole, a stack dump
 # inside and outside expect-warn brackets, a file past its timeout, a file
 # exiting non-zero, a kernel crash, QEMU killed by --timeout).
 # Prints KTAP; exits non-zero if the bench misreports anything.
@@ -36,8 +37,8 @@ scenario() {
 ktap_print_header
 ktap_set_plan 3
 scenario "case failures, skips, kernel dumps, timeouts, bad exits" \
-	"12 passed, 4 failed, 1 skipped" \
-	--tests testbed,harness-results,harness-kernel,harness-hang,harness-exit
+	"12 passed, 4 failed, 2 skipped" \
+	--tests testbed,harness-results,harness-skipfile,harness-kernel,harness-hang,harness-exit
 scenario "kernel crash ends the run" "1 passed, 2 failed" \
 	--tests harness-crash,testbed
 scenario "QEMU killed by --timeout" "0 passed, 1 failed" \

@@ -121,6 +121,15 @@ match($0, kernel_re) || $0 ~ ("^" problem) {
 		case_fail = 1
 		extra = " (the file itself failed)"
 	}
+	if ($0 ~ /^ok/ && $0 ~ /# SKIP/ && case_pass + case_skip == 0) {
+		# the file skipped itself as a whole ("1..0 # SKIP REASON")
+		why = name; sub(/.*# SKIP */, "", why)
+		sub(/ *# SKIP.*/, "", name)
+		printf "SKIP %s: %s\n", name, why
+		skipped++
+		running = ""
+		next
+	}
 	status = ($0 ~ /^not ok/) ? "FAIL" : "PASS"
 	printf "%s %s: %d passed, %d failed, %d skipped%s\n", status, name,
 		case_pass, case_fail, case_skip, extra

@@ -7,8 +7,10 @@
 # drop-in) or /tests/extra (run-guest.sh --extra-tests), looked up in that
 # order. "all" (the default) selects every file of /tests/guest, testbed
 # first, where it appears in the list. Each file's output (stdout and stderr) is printed indented
-# by four spaces as a subtest, then "ok K - NAME" or "not ok K - NAME": not ok
-# when the file exits non-zero, prints a top-level "not ok", or runs past its
+# by four spaces as a subtest, then "ok K - NAME", "ok K - NAME # SKIP REASON"
+# when the file printed no result but a plan "1..0 # SKIP REASON" (tests/lib/
+# ktap.sh's ktap_skip_all), or "not ok K - NAME": not ok when the file exits
+# non-zero, prints a top-level "not ok" or nothing at all, or runs past its
 # timeout (300 s, or N from a "# timeout: N" line in the file; with
 # ext4x_long=1 on the kernel command line, a "# timeout-long: N" line wins,
 # for the long variants of make check-long; ext4x_timeout_scale=N multiplies
@@ -78,10 +80,12 @@ unload_project_modules() {
 	/sbin/modprobe -r -a $left 2>&1 | sed 's/^/# /'
 }
 
-# run_one NAME: run a test file; status 0 if it passed.
+# run_one NAME: run a test file; status 0 if it passed, 2 if it skipped
+# itself as a whole (the reason in $tmp/skip), 1 if it failed.
 run_one() {
 	out=$tmp/$1.out
 	: >"$out"
+	: >"$tmp/skip"
 	if ! file=$(test_file "$1"); then
 		echo "# $1: no test file $1.sh in $dirs"
 		return 1
@@ -129,10 +133,13 @@ run_one() {
 	if grep -q '^not ok' "$out"; then
 		return 1
 	fi
-	grep -q '^ok' "$out" || {
-		echo "# $1: printed no results"
-		return 1
-	}
+	grep -q '^ok' "$out" && return 0
+	if grep -q '^1\.\.0 # SKIP' "$out"; then
+		sed -n 's/^1\.\.0 # SKIP *//p' "$out" | head -n 1 >"$tmp/skip"
+		return 2
+	fi
+	echo "# $1: printed no results"
+	return 1
 }
 
 # "all" stands for the suite where it appears (e.g. all,kmemleak: the suite,
@@ -157,12 +164,15 @@ k=0
 failed=0
 for name in "$@"; do
 	k=$((k + 1))
-	if run_one "$name"; then
-		echo "ok $k - $name"
-	else
+	run_one "$name"
+	case $? in
+	0) echo "ok $k - $name" ;;
+	2) echo "ok $k - $name # SKIP $(cat "$tmp/skip")" ;;
+	*)
 		echo "not ok $k - $name"
 		failed=$((failed + 1))
-	fi
+		;;
+	esac
 done
 rm -rf "$tmp"
 [ "$failed" -eq 0 ]
