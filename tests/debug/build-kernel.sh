@@ -6,7 +6,9 @@
 # and what they depend on), then the debug options of tests/debug/VARIANT.config.
 #
 # The result is cached under build/debug/<debian version>-VARIANT-<hash of the
-# inputs>/, and a second run with the same inputs only prints it:
+# inputs: the base config, the fragment, the module list, the source's
+# version and the code of the build recipe below, as bash prints it without
+# comments>/, and a second run with the same inputs only prints it:
 #   obj/                 the build tree (make -C obj M=... builds modules for it)
 #   root/boot/vmlinuz-R  root/lib/modules/R   what the guest boots (R: release)
 #   build.log, build-seconds
@@ -51,20 +53,11 @@ guest_modules() {
 	done <"$top/tests/vm/guest-modules.list" | tr - _ | sort -u
 }
 
-hash=$( {
-	cat "$hdr/.config" "$frag" "$top/tests/vm/guest-modules.list" "${BASH_SOURCE[0]}"
-	echo "$sdeb"
-} | sha256sum | cut -c1-12)
-dir=$top/build/debug/$sdeb-$variant-$hash
-if [ -f "$dir/done.stamp" ]; then
-	info "cached: $dir (built in $(cat "$dir/build-seconds") s)"
-else
-	# builds of this variant from other inputs are stale
-	find "$top/build/debug" -maxdepth 1 -name "*-$variant-*" ! -path "$dir" \
-		-exec rm -rf {} + 2>/dev/null || true
-	rm -rf "$dir"
+# build_kernel DIR: the recipe: extract, configure, build and install into
+# DIR (see the layout above).
+build_kernel() {
+	local dir=$1 t0=$SECONDS args line v missing o rel
 	mkdir -p "$dir/src" "$dir/obj" "$dir/root/boot"
-	t0=$SECONDS
 	info "extracting $tarball"
 	tar -xJf "$tarball" -C "$dir/src" --strip-components=1
 	{
@@ -111,10 +104,26 @@ else
 	kmake INSTALL_MOD_PATH="$dir/root" INSTALL_MOD_STRIP=1 modules_install \
 		>>"$dir/build.log" 2>&1 || die "modules_install failed (log: $dir/build.log)"
 	cp "$dir/obj/arch/x86/boot/bzImage" "$dir/root/boot/vmlinuz-$rel"
-	# the build tree's source is needed by M= builds; the rest of src/ is not
 	echo $((SECONDS - t0)) >"$dir/build-seconds"
 	touch "$dir/done.stamp"
 	info "built $rel in $(cat "$dir/build-seconds") s"
+}
+
+hash=$( {
+	cat "$hdr/.config" "$frag" "$top/tests/vm/guest-modules.list"
+	declare -f build_kernel guest_modules
+	echo "$sdeb"
+} | sha256sum | cut -c1-12)
+dir=$top/build/debug/$sdeb-$variant-$hash
+if [ -f "$dir/done.stamp" ]; then
+	info "cached: $dir (built in $(cat "$dir/build-seconds") s)"
+else
+	# this variant built from the same source with other inputs is stale;
+	# the other kernel series' builds stay
+	find -H "$top/build/debug" -maxdepth 1 -name "$sdeb-$variant-*" ! -path "$dir" \
+		-exec rm -rf {} + 2>/dev/null || true
+	rm -rf "$dir"
+	build_kernel "$dir"
 fi
 echo "release=$(cat "$dir/obj/include/config/kernel.release")"
 echo "root=$dir/root"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build the guest initramfs in two layers:
 #  - BASE (cached): busybox, kmod, ndctl, fio, e2fsprogs, attr/acl tools,
-#    their libraries, statx-dax, xattr-share, xattr-load (tools/ext4x-compare),
+#    their libraries, statx-dax, xattr-share, statfs-loop, xattr-load
+#    (tools/ext4x-compare),
 #    and the distro kernel modules the tests need.
 #    Cached under $(cache_root)/initramfs/ keyed on the scripts, KVER and the
 #    versions of the packages it is made from.
@@ -61,7 +62,7 @@ base_key() {
 		cat "$here/mkinitramfs.sh" "$here/stage-tools.sh" \
 			"$here/stage-modules.sh" "$here/common.sh" \
 			"$here/guest-tools.list" "$here/guest-modules.list" \
-			"$here/xattr-share.c" "$repo/tools/ext4x-compare/statx-dax.c" \
+			"$here/xattr-share.c" "$here/statfs-loop.c" "$repo/tools/ext4x-compare/statx-dax.c" \
 			"$repo/tools/ext4x-compare/xattr-load.c"
 		printf 'kver=%s profile=%s\n' "$kver" "$small"
 		if [ -n "${EXT4X_KERNEL_ROOT:-}" ]; then
@@ -95,6 +96,7 @@ build_base() {
 		"$here/stage-tools.sh" "$stage" ${small:+--small}
 		gcc -static -O2 -Wall -o "$stage/usr/bin/statx-dax" "$repo/tools/ext4x-compare/statx-dax.c"
 		gcc -static -O2 -Wall -o "$stage/usr/bin/xattr-share" "$here/xattr-share.c"
+		gcc -static -O2 -Wall -o "$stage/usr/bin/statfs-loop" "$here/statfs-loop.c"
 		gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/xattr-load" \
 			"$repo/tools/ext4x-compare/xattr-load.c"
 		"$here/stage-modules.sh" "$stage" "$kroot" "$kver"
