@@ -12,9 +12,10 @@
 # it, the power-cut guest and the low-memory guest booted on it. A KASAN,
 # lockdep, atomic-sleep, list or object-debugging report fails the run (the
 # harness fails on any "BUG:"/"WARNING:" line); a KCSAN report fails it
-# only when one of our modules is in it (tests/vm/parse-log.awk counts the
-# others). Stages go to the running totals; kver, results and modules are
-# left set to the last variant's.
+# when one of our modules is in it, unless every racing function is a core
+# one listed with its reason in tests/debug/kcsan-core-races
+# (tests/vm/parse-log.awk counts the others). Stages go to the running
+# totals; kver, results and modules are left set to the last variant's.
 # Environment: EXT4X_DEBUG_VARIANTS (default "kasan kcsan"),
 #   EXT4X_DEBUG_GUESTS (the guests to boot, default "suite powercut lowmem"),
 #   EXT4X_DEBUG_LOWMEM_MEM (the low-memory guest's RAM, default 1G),
