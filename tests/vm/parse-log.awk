@@ -11,7 +11,8 @@ BEGIN {
 	nfiles = 0; plan = -1; done = 0; expect = 0; incidents = 0; last_problem = -1000
 	kernel_re = "\\[ *[0-9]+\\.[0-9]+\\] "
 	# a KCSAN report is ours when a frame or the race's functions are of
-	# our modules (the debug-kernel lane, tests/debug)
+	# our modules (the debug-kernel lane, tests/debug), unless its racing
+	# functions are all in known_races (below)
 	ours_re = "\\[(ext4x|mbcache2|percpu_stats)[a-z_]*\\]|(^| )(ext4x_|mbcache2_|mbc2_|percpu_stats_)"
 	in_kcsan = 0; kcsan_ignored = 0; kcsan_known = 0
 	# known_races (a file, tests/debug/kcsan-core-races): races in core
