@@ -114,13 +114,17 @@ hash=$( {
 	declare -f build_kernel guest_modules
 	echo "$sdeb"
 } | sha256sum | cut -c1-12)
-dir=$top/build/debug/$sdeb-$variant-$hash
+# the real directory: a checkout whose build/debug is a link to another's
+# shares its kernels, and the build tree's paths must outlive the checkout
+mkdir -p "$top/build/debug"
+debug=$(cd "$top/build/debug" && pwd -P)
+dir=$debug/$sdeb-$variant-$hash
 if [ -f "$dir/done.stamp" ]; then
 	info "cached: $dir (built in $(cat "$dir/build-seconds") s)"
 else
 	# this variant built from the same source with other inputs is stale;
 	# the other kernel series' builds stay
-	find -H "$top/build/debug" -maxdepth 1 -name "$sdeb-$variant-*" ! -path "$dir" \
+	find "$debug" -maxdepth 1 -name "$sdeb-$variant-*" ! -path "$dir" \
 		-exec rm -rf {} + 2>/dev/null || true
 	rm -rf "$dir"
 	build_kernel "$dir"
