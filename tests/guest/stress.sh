@@ -17,6 +17,11 @@ mkdir -p "$mnt"
 secs=12
 [ "$(boot_param ext4x_long)" = 1 ] && secs=300
 [ -n "$(boot_param ext4x_stress_secs)" ] && secs=$(boot_param ext4x_stress_secs)
+case $secs in '' | *[!0-9]* | 0)
+	ktap_test_fail "ext4x_stress_secs=$secs" "want a positive number of seconds"
+	exit 1
+	;;
+esac
 fs=$(boot_param ext4x_stress_fs)
 fs=${fs:-ext4x}
 case $fs in ext4 | ext4x) ;; *)
