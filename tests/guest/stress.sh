@@ -16,7 +16,8 @@ mnt=/mnt/st
 mkdir -p "$mnt"
 secs=12
 [ "$(boot_param ext4x_long)" = 1 ] && secs=300
-[ -n "$(boot_param ext4x_stress_secs)" ] && secs=$(boot_param ext4x_stress_secs)
+param=$(boot_param ext4x_stress_secs)
+[ -z "$param" ] || secs=$param
 case $secs in '' | *[!0-9]* | 0)
 	ktap_test_fail "ext4x_stress_secs=$secs" "want a positive number of seconds"
 	exit 1

@@ -5,7 +5,8 @@
 # suite's memory accesses were sampled. Without this, a run with no KCSAN
 # report could as well be a run in which KCSAN never looked. Prints its
 # counters (data_races: races it found; the harness fails the run only on
-# those in our modules, tests/vm/parse-log.awk).
+# those in our modules that tests/debug/kcsan-core-races does not list,
+# tests/vm/parse-log.awk).
 # Run by: tests/debug/lane.sh, last in the suite's guest
 # timeout: 120
 # shellcheck source=tests/vm/guest/lib.sh
