@@ -17,8 +17,8 @@
 
 nimg=50
 [ "$(boot_param ext4x_long)" = 1 ] && nimg=300
-seed0=$(boot_param ext4x_hostile_seed)
-case $seed0 in '' | *[!0-9]*) seed0=1000 ;; esac
+seed0=1000
+boot_param_int seed0 ext4x_hostile_seed 0 1000000000
 work=/tmp/hostile
 mnt=/mnt/h
 mkdir -p "$work" "$mnt"

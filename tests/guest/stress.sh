@@ -16,13 +16,7 @@ mnt=/mnt/st
 mkdir -p "$mnt"
 secs=12
 [ "$(boot_param ext4x_long)" = 1 ] && secs=300
-param=$(boot_param ext4x_stress_secs)
-[ -z "$param" ] || secs=$param
-case $secs in '' | *[!0-9]* | 0)
-	ktap_test_fail "ext4x_stress_secs=$secs" "want a positive number of seconds"
-	exit 1
-	;;
-esac
+boot_param_int secs ext4x_stress_secs 1 86400
 fs=$(boot_param ext4x_stress_fs)
 fs=${fs:-ext4x}
 case $fs in ext4 | ext4x) ;; *)

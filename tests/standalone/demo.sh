@@ -14,10 +14,10 @@
 # timeout: 1500
 . /tests/vm/guest/lib.sh
 
-rounds=$(boot_param ext4x_demo_rounds)
-case $rounds in '' | *[!0-9]*) rounds=4 ;; esac
-pct=$(boot_param ext4x_demo_write_pct)
-case $pct in *[!0-9]*) pct='' ;; esac
+rounds=4
+boot_param_int rounds ext4x_demo_rounds 1 100
+pct=
+boot_param_int pct ext4x_demo_write_pct 0 100
 
 # the installed command of the ext4x-tools package when run-demo.sh put it
 # in (with its helpers in /usr/libexec/ext4x), else the tree's copy

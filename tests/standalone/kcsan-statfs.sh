@@ -19,10 +19,10 @@
 [ -r /sys/kernel/debug/kcsan ] ||
 	ktap_skip_all "no /sys/kernel/debug/kcsan: a kernel without CONFIG_KCSAN"
 command -v stress-ng >/dev/null || ktap_skip_all "stress-ng is not in the guest image"
-rounds=$(boot_param ext4x_kcsan_rounds)
-rounds=${rounds:-2}
-secs=$(boot_param ext4x_kcsan_secs)
-secs=${secs:-30}
+rounds=2
+boot_param_int rounds ext4x_kcsan_rounds 1 100
+secs=30
+boot_param_int secs ext4x_kcsan_secs 1 3600
 mnt=/mnt/ks
 mkdir -p "$mnt"
 modprobe ext4 && modprobe ext4x || {

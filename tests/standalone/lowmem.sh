@@ -49,8 +49,8 @@ ktap_print_msg "after populating: $(tr '\n' ' ' <"$stats")"
 # its quarantine (up to 1/32 of RAM) that MemAvailable counts as free.
 mount -t tmpfs -o size=100% tmpfs "$fill"
 avail=$(awk '/^MemAvailable/ { print int($2 / 1024) }' /proc/meminfo)
-margin=$(boot_param ext4x_lowmem_margin)
-case $margin in '' | *[!0-9]*) margin=24 ;; esac
+margin=24
+boot_param_int margin ext4x_lowmem_margin 0 4096
 want=$((avail - margin))
 ktap_print_msg "filling ${want} MiB of tmpfs (MemAvailable ${avail} MiB)"
 ev0=$(field evictions)

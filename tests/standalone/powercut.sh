@@ -31,11 +31,10 @@ per_cycle=2048    # record sectors per cycle (1 MiB)
 max_cycles=200
 mkdir -p "$mnt"
 
-cycles=$(boot_param ext4x_powercut)
-seed=$(boot_param ext4x_powercut_seed)
-case $cycles in '' | *[!0-9]*) cycles=10 ;; esac
-case $seed in '' | *[!0-9]*) seed=1 ;; esac
-[ "$cycles" -le "$max_cycles" ] || cycles=$max_cycles
+cycles=10
+boot_param_int cycles ext4x_powercut 1 "$max_cycles"
+seed=1
+boot_param_int seed ext4x_powercut_seed 0 1000000000
 
 now() { cut -d' ' -f1 /proc/uptime; }
 recbase() { echo $((state + per_cycle * $1)); }

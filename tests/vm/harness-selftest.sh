@@ -4,7 +4,8 @@
 # reports exactly the expected totals (a failing case, a skipped case, a
 # file that skips itself as a whole, a stack dump
 # inside and outside expect-warn brackets, a file past its timeout, a file
-# exiting non-zero, a kernel crash, QEMU killed by --timeout).
+# exiting non-zero, a mistyped setting, a kernel crash, QEMU killed by
+# --timeout).
 # Prints KTAP; exits non-zero if the bench misreports anything.
 # Usage: harness-selftest.sh [KVER]
 set -euo pipefail
@@ -36,9 +37,10 @@ scenario() {
 
 ktap_print_header
 ktap_set_plan 3
-scenario "case failures, skips, kernel dumps, timeouts, bad exits" \
-	"12 passed, 4 failed, 2 skipped" \
-	--tests testbed,harness-results,harness-skipfile,harness-kernel,harness-hang,harness-exit
+scenario "case failures, skips, kernel dumps, timeouts, bad exits, bad settings" \
+	"14 passed, 5 failed, 2 skipped" \
+	--tests testbed,harness-results,harness-skipfile,harness-kernel,harness-hang,harness-exit,harness-settings \
+	--append "ext4x_harness_n=42 ext4x_harness_bad=1O"
 scenario "kernel crash ends the run" "1 passed, 2 failed" \
 	--tests harness-crash,testbed
 scenario "QEMU killed by --timeout" "0 passed, 1 failed" \

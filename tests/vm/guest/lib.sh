@@ -35,6 +35,25 @@ boot_param() {
 	sed -n "s/.*[[:space:]]$1=\([^ ]*\).*/\1/p" /proc/cmdline | head -n 1
 }
 
+# boot_param_int VAR NAME MIN MAX: when the kernel command line has NAME,
+# set VAR to its value, a whole number from MIN to MAX; VAR keeps its
+# default when NAME is absent. Any other value fails the file with a result
+# that names it: a mistyped setting must not quietly run the default.
+boot_param_int() {
+	_bp=$(boot_param "$2")
+	[ -n "$_bp" ] || return 0
+	case $_bp in
+	*[!0-9]*) _bp_ok=0 ;;
+	*) [ "$_bp" -ge "$3" ] 2>/dev/null && [ "$_bp" -le "$4" ] 2>/dev/null &&
+		_bp_ok=1 || _bp_ok=0 ;;
+	esac
+	if [ "$_bp_ok" != 1 ]; then
+		ktap_test_fail "$2=$_bp" "want a whole number from $3 to $4"
+		exit 1
+	fi
+	eval "$1=\$_bp"
+}
+
 # ktap_export_file PATH NAME: hand a file to the host. run-guest.sh decodes
 # it into its --results directory as NAME ([A-Za-z0-9._-] only).
 ktap_export_file() {
