@@ -14,7 +14,8 @@
 #           KCSAN kernels from each KVER's source: tests/debug/lane.sh)
 # Results of kernel K go to build/K/results (--long: build/K/results-long);
 # the modules booted are those of `make collect KVER=K` (build/K/modules).
-# Environment: EXT4X_POWERCUT_CYCLES (10; --long: 100), EXT4X_POWERCUT_SEED (1).
+# Environment: EXT4X_POWERCUT_CYCLES (1 to 200; 10, --long: 100),
+#   EXT4X_POWERCUT_SEED (default 1); a bad value stops the run before it starts.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 long=0
@@ -26,6 +27,15 @@ fi
 
 # shellcheck source=tests/lib/totals.sh
 . "$top/tests/lib/totals.sh"
+# shellcheck source=tests/lib/settings.sh
+. "$top/tests/lib/settings.sh"
+pc_seed=$(setting_int EXT4X_POWERCUT_SEED 1 0 1000000000) || exit 2
+pc_cycles=$(setting_int EXT4X_POWERCUT_CYCLES $((long ? 100 : 10)) 1 200) || exit 2
+if [ "$long" -eq 1 ]; then
+	# shellcheck source=tests/debug/lane.sh
+	. "$top/tests/debug/lane.sh"
+	debug_lane_settings || exit 2
+fi
 
 # build_stage: the one-pass build for $kver, its modules collected in
 # $modules; each module's vermagic must name $kver (no stale object of
@@ -54,7 +64,6 @@ build_stage() {
 # the kernels of this run, for the host tests that cover them all at once
 # (test-deb.sh: one .deb install builds for every kernel with headers)
 export EXT4X_KVERS="$*"
-pc_seed=${EXT4X_POWERCUT_SEED:-1}
 first=1
 
 # tools_package: the ext4x-tools package (packaging/mkdeb.sh, as make deb)
@@ -103,11 +112,9 @@ for kver in "$@"; do
 		# ext4x.ko against the stock ext4.ko of this kernel (fetched for
 		# the guest): no shared global, tracepoint or ext4 name.
 		stage symbols "$top/ext4-backport/symbol-clashes.sh" "$modules/ext4x.ko"
-		pc_cycles=${EXT4X_POWERCUT_CYCLES:-10}
 	else
 		guest_stage long --tests stress,hostile,hotplug,lifecycle \
 			--append ext4x_long=1 --timeout 5400
-		pc_cycles=${EXT4X_POWERCUT_CYCLES:-100}
 	fi
 	# Power cut (tests/standalone/powercut.sh, docs/RELIABILITY.md): the guest
 	# resets itself pc_cycles times and boots again in a new QEMU; then the
@@ -129,8 +136,6 @@ if [ "$long" -eq 1 ]; then
 	mkdir -p "$results"
 	stage archive-series "$top/ext4-backport/tests/archive-series.sh"
 	# The suite on debug kernels built from each kernel's own source.
-	# shellcheck source=tests/debug/lane.sh
-	. "$top/tests/debug/lane.sh"
 	for k in "$@"; do
 		debug_lane "$k"
 	done

@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2154,SC2034 # top: set by the caller; kver, results, modules: read by totals.sh
 # The debug-kernel lane as a function, for tests/debug/run.sh (make
 # check-debug) and tests/check.sh --long (make check-long); needs
-# tests/lib/totals.sh sourced first.
+# tests/lib/totals.sh and tests/lib/settings.sh sourced first.
 #
 # debug_lane KVER: for each debug configuration (tests/debug/*.config:
 # KASAN with lockdep, list/object debugging and kmemleak; KCSAN with
@@ -16,12 +16,30 @@
 # one listed with its reason in tests/debug/kcsan-core-races
 # (tests/vm/parse-log.awk counts the others). Stages go to the running
 # totals; kver, results and modules are left set to the last variant's.
-# Environment: EXT4X_DEBUG_VARIANTS (default "kasan kcsan"),
-#   EXT4X_DEBUG_GUESTS (the guests to boot, default "suite powercut lowmem"),
+# Environment, read by debug_lane_settings (call it first: it stops a
+# mistyped value before hours of work): EXT4X_DEBUG_VARIANTS (default
+#   "kasan kcsan"), EXT4X_DEBUG_GUESTS (the guests to boot, of "suite
+#   powercut lowmem", default all three; "none" boots none),
 #   EXT4X_DEBUG_LOWMEM_MEM (the low-memory guest's RAM, default 1G),
 #   EXT4X_DEBUG_POWERCUT_CYCLES (default 10), EXT4X_DEBUG_SLOWDOWN (guest
 #   time limits are multiplied by it; default 12: under KASAN in TCG, guest
 #   files ran 8 to 12 times slower than on the production kernel).
+
+# debug_lane_settings: check the environment above and set debug_variants,
+# debug_guests, debug_lowmem_mem, debug_pc and debug_slow; status 2 (with
+# the reason on stderr) on a bad value.
+debug_lane_settings() {
+	debug_variants=$(setting_words EXT4X_DEBUG_VARIANTS "kasan kcsan" kasan kcsan) &&
+		debug_guests=$(setting_words EXT4X_DEBUG_GUESTS "suite powercut lowmem" \
+			suite powercut lowmem none) &&
+		debug_pc=$(setting_int EXT4X_DEBUG_POWERCUT_CYCLES 10 1 200) &&
+		debug_slow=$(setting_int EXT4X_DEBUG_SLOWDOWN 12 1 100) || return 2
+	debug_lowmem_mem=${EXT4X_DEBUG_LOWMEM_MEM:-1G}
+	if ! [[ $debug_lowmem_mem =~ ^[1-9][0-9]{0,5}[MG]$ ]]; then
+		echo "EXT4X_DEBUG_LOWMEM_MEM=$debug_lowmem_mem: want a size such as 768M or 1G" >&2
+		return 2
+	fi
+}
 
 # debug_kernel_stage VARIANT KVER: build (or find cached) the debug kernel;
 # KTAP. What build-kernel.sh printed (release=, root=, build=) goes to
@@ -58,8 +76,8 @@ debug_modules_stage() {
 }
 
 debug_lane() {
-	local dkver=$1 slow=${EXT4X_DEBUG_SLOWDOWN:-12} variant rel kroot kbuild guests pc
-	for variant in ${EXT4X_DEBUG_VARIANTS:-kasan kcsan}; do
+	local dkver=$1 slow=$debug_slow variant rel kroot kbuild guests pc
+	for variant in $debug_variants; do
 		kver=$variant results=$top/build/debug/results-$variant-$dkver
 		mkdir -p "$results"
 		rm -f "$results/kernel.env"
@@ -73,29 +91,27 @@ debug_lane() {
 		stage modules debug_modules_stage "$dkver" "$rel" "$kbuild"
 		compgen -G "$modules/*.ko" >/dev/null || continue
 		export EXT4X_KERNEL_ROOT=$kroot
-		guests=" ${EXT4X_DEBUG_GUESTS:-suite powercut lowmem} "
+		guests=" $debug_guests "
 		if [[ $guests == *" suite "* ]]; then
 			guest_stage guest --tests all,kmemleak,kcsan-active --timeout $((1200 * slow)) \
 				--append "ext4x_timeout_scale=$slow"
 		fi
 		if [[ $guests == *" powercut "* ]]; then
-			pc=${EXT4X_DEBUG_POWERCUT_CYCLES:-10}
+			pc=$debug_pc
 			guest_stage powercut --tests powercut --reboot \
 				--timeout $(((120 + pc * 45) * slow)) \
 				--append "ext4x_powercut=$pc ext4x_powercut_seed=1 ext4x_timeout_scale=$slow"
 			stage powercut-crosscheck "$top/tests/vm/powercut-crosscheck.sh" \
 				"$results/powercut/serial.log"
 		fi
-		# The low-memory guest gets 1G, not make check's 384M: the KASAN
-		# kernel keeps about 590 MiB of a 1 GiB guest to itself (MemTotal
-		# 434 MiB there; the production kernel sees 264 MiB of 384M); at
-		# 512M it panicked during boot ("System is deadlocked on memory"),
-		# at 384M it printed nothing for 17 minutes. lowmem.sh fills tmpfs
-		# from what is available, so the pressure is the same either way,
-		# but its first fill leaves 64 MiB, not 24: with 24 the OOM killer
-		# ran under KASAN (its quarantine of freed objects is not free).
+		# The low-memory guest gets more RAM than make check's 384M (the
+		# KASAN kernel keeps much of it to itself) and its first fill
+		# leaves a wider margin (KASAN's quarantine of freed objects is
+		# counted as available): what failed with make check's settings is
+		# measured in docs/RELIABILITY.md, "Debug kernels". lowmem.sh fills
+		# tmpfs from what is available, so the pressure is the same.
 		if [[ $guests == *" lowmem "* ]]; then
-			guest_stage lowmem --tests lowmem --mem "${EXT4X_DEBUG_LOWMEM_MEM:-1G}" --small \
+			guest_stage lowmem --tests lowmem --mem "$debug_lowmem_mem" --small \
 				--timeout $((600 * slow)) \
 				--append "ext4x_timeout_scale=$slow ext4x_lowmem_margin=64"
 		fi

@@ -14,8 +14,11 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/lib/totals.sh
 . "$top/tests/lib/totals.sh"
+# shellcheck source=tests/lib/settings.sh
+. "$top/tests/lib/settings.sh"
 # shellcheck source=tests/debug/lane.sh
 . "$top/tests/debug/lane.sh"
 
+debug_lane_settings || exit 2
 debug_lane "${1:-$("$top/scripts/kver.sh")}"
 totals_report
