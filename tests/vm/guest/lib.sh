@@ -73,9 +73,9 @@ ktap_dmesg() {
 }
 
 # ktap_kernel_clean [ERE]: status 0 when the kernel log holds no problem
-# line (a warning, BUG, oops, call trace, general protection fault, or a
-# line matching ERE); else 1, and the problem lines are printed without
-# timestamps.
+# line (a warning, BUG, oops, call trace, general protection fault, UBSAN
+# report, or a line matching ERE: what tests/vm/parse-log.awk fails a run
+# on); else 1, and the problem lines are printed without timestamps.
 # KCSAN data-race reports (kernels of tests/debug) are left out here: most
 # name only other kernel code, and tests/vm/parse-log.awk, which sees the
 # whole report on the serial console, decides which are ours.
@@ -83,7 +83,7 @@ ktap_kernel_clean() {
 	ktap_dmesg | awk -v extra="${1:-}" '
 	/^BUG: KCSAN: / { kcsan = 1; next }
 	kcsan { if ($0 ~ /^=+$/) kcsan = 0; next }
-	/WARNING:|(^|[^A-Za-z_])BUG[: ]|Oops|Call Trace|general protection/ || (extra != "" && $0 ~ extra) {
+	/WARNING:|(^|[^A-Za-z_])BUG[: ]|Oops|Call Trace|general protection|UBSAN/ || (extra != "" && $0 ~ extra) {
 		print; n++
 	}
 	END { exit n > 0 }'
