@@ -47,7 +47,7 @@ stops() {
 }
 
 ktap_print_header
-ktap_set_plan 15
+ktap_set_plan 16
 int 10 -
 int 42 42
 int 7 007
@@ -63,6 +63,10 @@ rc=0
 got=$(Y="kasan kcasn" setting_words Y "kasan kcsan" kasan kcsan 2>&1) || rc=$?
 ktap_check "an unknown word is named" [ "$rc:$got" = \
 	'2:Y=kasan kcasn: "kcasn" is not one of: kasan kcsan' ]
+rc=0
+got=$(Y="kasan *" setting_words Y "kasan kcsan" kasan kcsan 2>&1) || rc=$?
+ktap_check "a glob is a word, not the names of files" [ "$rc:$got" = \
+	'2:Y=kasan *: "*" is not one of: kasan kcsan' ]
 k=6.1.0-57-amd64
 stops "make check stops on EXT4X_POWERCUT_CYCLES=1O" "EXT4X_POWERCUT_CYCLES=1O: want" \
 	env EXT4X_POWERCUT_CYCLES=1O "$top/tests/check.sh" "$k"

@@ -20,9 +20,10 @@ setting_int() {
 # or empty) when each of its words is one of WORD...; else report on
 # stderr, status 2.
 setting_words() {
-	local name=$1 v=${!1:-$2} w ok
+	local name=$1 v=${!1:-$2} w ok words
 	shift 2
-	for w in $v; do
+	read -r -a words <<<"$v"
+	for w in "${words[@]}"; do
 		ok=0
 		[[ " $* " == *" $w "* ]] && ok=1
 		if [ "$ok" -eq 0 ]; then
