@@ -28,6 +28,14 @@ ktap_check "mkfs.ext4 -I 128" mke2fs -q -F -t ext4 -b 4096 -I 128 -N 8192 /dev/p
 ktap_check "mount -t ext4x -o dax" mount -t ext4x -o dax /dev/pmem0 "$mnt"
 stats=/sys/kernel/debug/mbcache2/pmem0-xattr/stats
 field() { awk -v k="$1" '$1 == k { print $2 }' "$stats"; }
+# reclaim: pages the kernel scanned for reclaim and slab objects it asked
+# shrinkers to scan, so far. When no eviction happened, these tell a test
+# that made too little pressure (the kernel reclaimed nothing) from a
+# shrinker that was asked and freed nothing.
+reclaim() {
+	awk '$1 ~ /^pgscan_(kswapd|direct)$/ { p += $2 } $1 == "slabs_scanned" { s = $2 }
+		END { printf "%d %d\n", p, s }' /proc/vmstat
+}
 
 # Distinct values, so every file has its own xattr block and cache entry;
 # one setfattr --restore sets them all.
@@ -54,6 +62,9 @@ boot_param_int margin ext4x_lowmem_margin 0 4096
 want=$((avail - margin))
 ktap_print_msg "filling ${want} MiB of tmpfs (MemAvailable ${avail} MiB)"
 ev0=$(field evictions)
+read -r pg0 sl0 <<EOF
+$(reclaim)
+EOF
 xattr-load -d "$mnt/x" -f 300 -j 2 -t 20 -w 5 >/tmp/xl 2>&1 &
 xpid=$!
 dd if=/dev/zero of="$fill/a" bs=1M count="$want" 2>/dev/null
@@ -73,7 +84,11 @@ while [ "$(field evictions)" -eq "$ev0" ] && [ "$n" -lt 16 ] &&
 	n=$((n + 1))
 done
 ktap_print_msg "pushed on by $((n * 4)) MiB"
+read -r pg1 sl1 <<EOF
+$(reclaim)
+EOF
 ktap_print_msg "under pressure: $(grep -E '^(MemFree|MemAvailable)' /proc/meminfo | tr -s ' ' | tr '\n' ' ')" \
+	"reclaim since the fill began: $((pg1 - pg0)) pages scanned, $((sl1 - sl0)) slab objects" \
 	"$(tr '\n' ' ' <"$stats")"
 wait $xpid
 xrc=$?
