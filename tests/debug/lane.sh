@@ -20,7 +20,7 @@
 # mistyped value before hours of work): EXT4X_DEBUG_VARIANTS (default
 #   "kasan kcsan"), EXT4X_DEBUG_GUESTS (the guests to boot, of "suite
 #   powercut lowmem", default all three; "none" boots none),
-#   EXT4X_DEBUG_LOWMEM_MEM (the low-memory guest's RAM; default 1G on the
+#   EXT4X_DEBUG_LOWMEM_MEM (the low-memory guest's RAM; default 768M on the
 #   KASAN kernel, make check's 384M on the KCSAN one),
 #   EXT4X_DEBUG_POWERCUT_CYCLES (default 10), EXT4X_DEBUG_SLOWDOWN (guest
 #   time limits are multiplied by it; default 12: under KASAN in TCG, guest
@@ -106,14 +106,14 @@ debug_lane() {
 				"$results/powercut/serial.log"
 		fi
 		# The low-memory guest: make check's settings, except on the
-		# KASAN kernel, which keeps much of 384M to itself, so it gets 1G,
-		# and whose quarantine of freed objects counts as available, so
-		# the first fill leaves a wider margin. The KCSAN kernel needs
-		# neither, and at 1G 6.12's never reclaimed before lowmem.sh's
-		# floor. Both measured in docs/RELIABILITY.md, "Debug kernels".
+		# KASAN kernel, which keeps much of 384M to itself, so it gets
+		# 768M, and whose quarantine of freed objects counts as
+		# available, so the first fill leaves a wider margin. In 1G
+		# neither 6.12 debug kernel reclaimed before lowmem.sh's floor.
+		# Measured in docs/RELIABILITY.md, "Debug kernels".
 		if [[ $guests == *" lowmem "* ]]; then
 			mem=384M margin=24
-			[ "$variant" != kasan ] || mem=1G margin=64
+			[ "$variant" != kasan ] || mem=768M margin=64
 			guest_stage lowmem --tests lowmem --mem "${debug_lowmem_mem:-$mem}" --small \
 				--timeout $((600 * slow)) \
 				--append "ext4x_timeout_scale=$slow ext4x_lowmem_margin=$margin"
