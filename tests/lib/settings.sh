@@ -20,16 +20,13 @@ setting_int() {
 # or empty) when each of its words is one of WORD...; else report on
 # stderr, status 2.
 setting_words() {
-	local name=$1 v=${!1:-$2} w ok words
+	local name=$1 v=${!1:-$2} w words
 	shift 2
 	read -r -a words <<<"$v"
 	for w in "${words[@]}"; do
-		ok=0
-		[[ " $* " == *" $w "* ]] && ok=1
-		if [ "$ok" -eq 0 ]; then
-			echo "$name=$v: \"$w\" is not one of: $*" >&2
-			return 2
-		fi
+		[[ " $* " == *" $w "* ]] && continue
+		echo "$name=$v: \"$w\" is not one of: $*" >&2
+		return 2
 	done
 	echo "$v"
 }
