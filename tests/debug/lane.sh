@@ -9,7 +9,8 @@
 # (tests/debug/build-kernel.sh, cached under build/debug/), our modules
 # built against it, then the whole guest suite with a kmemleak scan and a
 # check that KCSAN was watching (tests/standalone/kcsan-active.sh) after
-# it, the power-cut guest and the low-memory guest booted on it. A KASAN,
+# it, the power-cut guest and the low-memory guest booted on it (KASAN
+# guests with 4-level paging, each boot checked: debug_paging_stage). A KASAN,
 # lockdep, atomic-sleep, list or object-debugging report fails the run (the
 # harness fails on any "BUG:"/"WARNING:" line); a KCSAN report fails it
 # when one of our modules is in it, unless every racing function is a core
