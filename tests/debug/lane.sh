@@ -83,8 +83,8 @@ debug_paging_stage() {
 	local boots four
 	echo "KTAP version 1"
 	echo "1..1"
-	boots=$(cat "$@" | grep -c '^ext4x-guest: booted')
-	four=$(cat "$@" | grep -c '^ext4x-guest: booted.*, 4-level paging')
+	read -r boots four < <(awk '/^ext4x-guest: booted/ { b++; if (/, 4-level paging/) f++ }
+		END { print b + 0, f + 0 }' "$@")
 	if [ "$boots" -gt 0 ] && [ "$four" -eq "$boots" ]; then
 		echo "ok 1 - $boots boot(s), each with 4-level paging"
 	else
