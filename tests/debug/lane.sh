@@ -93,6 +93,13 @@ debug_paging_stage() {
 	fi
 }
 
+# debug_guest NAME ARGS...: guest_stage, and NAME's log joins debug_lane's
+# list of this invocation's guest logs, which debug_paging_stage reads.
+debug_guest() {
+	guest_stage "$@"
+	logs="$logs $results/$1.log"
+}
+
 debug_lane() {
 	local dkver=$1 slow=$debug_slow variant rel kroot kbuild guests pc mem margin
 	local boot logs
@@ -120,16 +127,14 @@ debug_lane() {
 		[ "$variant" != kasan ] || boot="$boot no5lvl"
 		guests=" $debug_guests " logs=
 		if [[ $guests == *" suite "* ]]; then
-			guest_stage guest --tests all,kmemleak,kcsan-active --timeout $((1200 * slow)) \
+			debug_guest guest --tests all,kmemleak,kcsan-active --timeout $((1200 * slow)) \
 				--append "$boot"
-			logs="$logs $results/guest.log"
 		fi
 		if [[ $guests == *" powercut "* ]]; then
 			pc=$debug_pc
-			guest_stage powercut --tests powercut --reboot \
+			debug_guest powercut --tests powercut --reboot \
 				--timeout $(((120 + pc * 45) * slow)) \
 				--append "ext4x_powercut=$pc ext4x_powercut_seed=1 $boot"
-			logs="$logs $results/powercut.log"
 			stage powercut-crosscheck "$top/tests/vm/powercut-crosscheck.sh" \
 				"$results/powercut/serial.log"
 		fi
@@ -142,10 +147,9 @@ debug_lane() {
 		if [[ $guests == *" lowmem "* ]]; then
 			mem=384M margin=24
 			[ "$variant" != kasan ] || mem=768M margin=64
-			guest_stage lowmem --tests lowmem --mem "${debug_lowmem_mem:-$mem}" --small \
+			debug_guest lowmem --tests lowmem --mem "${debug_lowmem_mem:-$mem}" --small \
 				--timeout $((600 * slow)) \
 				--append "$boot ext4x_lowmem_margin=$margin"
-			logs="$logs $results/lowmem.log"
 		fi
 		if [ "$variant" = kasan ] && [ -n "$logs" ]; then
 			# shellcheck disable=SC2086 # the list is split on purpose
