@@ -43,7 +43,11 @@ fi
 build_stage() {
 	local ko v n=0 bad=0
 	echo "KTAP version 1"
-	if ! make -s -C "$top" KVER="$kver" collect >"$results/build.out" 2>&1; then
+	# this kernel's headers and its exact linux-source (a no-op when make
+	# deps installed them; another release of a series already installed,
+	# as make check-long's newer ones, swaps linux-source-X.Y)
+	if ! "$top/scripts/install-deps.sh" "$kver" >"$results/build.out" 2>&1 ||
+		! make -s -C "$top" KVER="$kver" collect >>"$results/build.out" 2>&1; then
 		cat "$results/build.out"
 		echo "not ok 1 - make collect KVER=$kver"
 		return 1

@@ -14,14 +14,12 @@ die() {
 }
 
 # Release of the kernel the linux-headers-amd64 metapackage depends on,
-# e.g. 6.1.0-57-amd64.
+# e.g. 6.1.0-57-amd64 (scripts/kver.sh).
 default_kver() {
-	local deps
-	deps=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null) ||
-		die "linux-headers-amd64 is not installed; pass --kver"
-	deps=$(printf '%s\n' "$deps" | sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p')
-	[ -n "$deps" ] || die "cannot parse the Depends of linux-headers-amd64"
-	printf '%s\n' "$deps"
+	local k
+	k=$("$(dirname "${BASH_SOURCE[0]}")/../../scripts/kver.sh")
+	[ -n "$k" ] || die "linux-headers-amd64 is neither installed nor in the package lists; pass --kver"
+	printf '%s\n' "$k"
 }
 
 # Root of the download and image cache.
