@@ -1,5 +1,7 @@
 #!/bin/bash
-# Download Debian's linux-image-KVER and extract it (never install it) into
+# Download Debian's linux-image-KVER (the -unsigned image when the signed one
+# is not in the archive yet), of exactly the installed headers' Debian
+# version, and extract it (never install it) into
 #   ${EXT4X_CACHE:-/var/cache/ext4x-test}/kernel/KVER/root
 # Prints that root directory (holding boot/vmlinuz-KVER and lib/modules/KVER).
 # Usage: fetch-kernel.sh [--dpkg-root DIR] [KVER]
@@ -38,7 +40,6 @@ fi
 dir=$(cache_root)/kernel/$kver
 root=$dir/root
 stamp=$dir/extracted.stamp
-pkg=linux-image-$kver
 
 if [ -n "$droot" ]; then
 	want=$({ dpkg-query --admindir="$droot/var/lib/dpkg" -W \
@@ -59,23 +60,32 @@ fi
 mkdir -p "$dir"
 rm -rf "$root" "$stamp" "$dir"/dl
 mkdir -p "$dir/dl"
-info "downloading $pkg${droot:+ in $droot}"
-# apt-get download writes into the current directory and, as root, drops
-# privileges to _apt, which must be able to write there.
-if [ -n "$droot" ]; then
-	# In the other root, with its apt sources and lists, into a directory
-	# of its own that is removed again whatever happens.
-	cdl=$(mktemp -d "$droot/tmp/ext4x-dl.XXXXXX")
-	trap 'rm -rf "$cdl"' EXIT
-	chmod 777 "$cdl"
-	chroot "$droot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		sh -c 'cd "$1" && apt-get download -q "$2"' sh "/tmp/${cdl##*/}" "$pkg" >&2 ||
-		die "apt-get download $pkg in $droot failed (is $pkg in its archive?)"
-	find "$cdl" -maxdepth 1 -name "${pkg}_*.deb" -exec mv -t "$dir/dl" {} +
-	rm -rf "$cdl"
-else
-	(cd "$dir/dl" && chmod 777 . && apt-get download -q "$pkg" >&2) ||
-		die "apt-get download $pkg failed (is $pkg in the archive? try apt-get update)"
+# download PKG: apt-get download PKG=$want into $dir/dl, in $droot if set
+download() {
+	local cdl
+	# apt-get download writes into the current directory and, as root,
+	# drops privileges to _apt, which must be able to write there.
+	if [ -n "$droot" ]; then
+		# In the other root, with its apt sources and lists, into a
+		# directory of its own that is removed again whatever happens.
+		cdl=$(mktemp -d "$droot/tmp/ext4x-dl.XXXXXX")
+		chmod 777 "$cdl"
+		chroot "$droot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			sh -c 'cd "$1" && apt-get download -q "$2"' sh "/tmp/${cdl##*/}" "$1=$want" >&2 &&
+			find "$cdl" -maxdepth 1 -name "${1}_*.deb" -exec mv -t "$dir/dl" {} +
+		local rc=$?
+		rm -rf "$cdl"
+		return $rc
+	fi
+	(cd "$dir/dl" && chmod 777 . && apt-get download -q "$1=$want" >&2)
+}
+pkg=linux-image-$kver
+info "downloading $pkg $want${droot:+ in $droot}"
+if ! download "$pkg"; then
+	info "no $pkg $want to download: trying $pkg-unsigned"
+	pkg=$pkg-unsigned
+	download "$pkg" ||
+		die "neither linux-image-$kver nor $pkg of version $want can be downloaded${droot:+ in $droot} (try apt-get update)"
 fi
 deb=$(find "$dir/dl" -maxdepth 1 -name "${pkg}_*.deb" | head -n1)
 [ -n "$deb" ] || die "no .deb for $pkg after download"
