@@ -7,6 +7,7 @@
 # exits 0, bad usage exits 2, the helpers run, the manual page renders, and
 # lintian finds nothing with no override (when lintian is installed). Removes its temporary
 # directory on exit.
+# required-in-ci: a skip of the whole file fails make check under CI=true
 # Usage: tests/host/test-tools-deb.sh
 # kernel-independent
 set -uo pipefail
@@ -15,11 +16,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/host/dkms-common.sh"
 
 ktap_print_header
-if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh_dkms >/dev/null; then
-	ktap_test_skip "ext4x-tools package" "debhelper or dh-dkms not installed (scripts/install-deps.sh)"
-	ktap_finished
-	exit 0
-fi
+command -v dpkg-buildpackage >/dev/null && command -v dh_dkms >/dev/null ||
+	ktap_skip_all "debhelper or dh-dkms not installed (scripts/install-deps.sh)"
 version=$(tr -d ' \n' <"$top/VERSION")
 arch=$(dpkg --print-architecture)
 tmp=$(mktemp -d /tmp/ext4x-tools-test.XXXXXX)

@@ -77,27 +77,47 @@ ktap_check() {
 	rm -f "$_ktap_f"
 }
 
-# ktap_relay PREFIX: the results of another KTAP stream on stdin become
-# results of this one (renumbered, PREFIX before each description, a SKIP
-# kept, a skipped stream one skipped result); its other lines become
-# messages, its version and plan lines go. Redirect a file to it, do not
-# pipe: a pipe's subshell would keep the counts to itself.
+# ktap_relay PREFIX [NAME [required]]: the results of another KTAP stream on
+# stdin become results of this one: renumbered, PREFIX before each
+# description, a SKIP kept. A stream skipped as a whole ("1..0 # SKIP
+# REASON") becomes one skipped result named NAME (default: PREFIX without
+# its trailing ": "), or, with "required" while CI=true, one failure: what
+# CI must cover cannot vanish into a skip. Other lines become messages; the
+# stream's version and plan lines go, its plan is kept in KTAP_RELAY_PLAN
+# (empty if none) and the number of its results in KTAP_RELAY_RESULTS.
+# Every test runner of the suite relays with it (tests/host/run.sh, the
+# guest's run_kmod_test). Redirect a file to it, do not pipe: a pipe's
+# subshell would keep the counts to itself.
+# shellcheck disable=SC2034 # KTAP_RELAY_PLAN: read by the caller
 ktap_relay() {
-	while IFS= read -r _ktap_l; do
+	_ktap_name=${2:-${1%: }}
+	KTAP_RELAY_PLAN=
+	KTAP_RELAY_RESULTS=0
+	while IFS= read -r _ktap_l || [ -n "$_ktap_l" ]; do
 		case $_ktap_l in
 		"ok "[0-9]* | "not ok "[0-9]*)
 			_ktap_r=${_ktap_l#not }
 			_ktap_r=${_ktap_r#ok }
 			_ktap_r=${_ktap_r#"${_ktap_r%%[!0-9]*}"}
 			_ktap_r=${_ktap_r# - }
+			KTAP_RELAY_RESULTS=$((KTAP_RELAY_RESULTS + 1))
 			case $_ktap_l in
 			"not ok "*) ktap_test_fail "$1$_ktap_r" ;;
 			*" # SKIP"*) ktap_test_skip "$1${_ktap_r%% # SKIP*}" "${_ktap_r#* # SKIP }" ;;
 			*) ktap_test_pass "$1$_ktap_r" ;;
 			esac
 			;;
-		"1..0 # SKIP"*) ktap_test_skip "${1% }" "${_ktap_l#1..0 # SKIP }" ;;
-		"KTAP version"* | 1..[0-9]*) ;;
+		"1..0 # SKIP"*)
+			KTAP_RELAY_PLAN=0
+			if [ "${3:-}" = required ] && [ "${CI:-}" = true ]; then
+				ktap_test_fail "$_ktap_name: skipped as a whole, which CI=true does not allow" \
+					"${_ktap_l#1..0 # SKIP }"
+			else
+				ktap_test_skip "$_ktap_name" "${_ktap_l#1..0 # SKIP }"
+			fi
+			;;
+		1..[0-9]*) KTAP_RELAY_PLAN=${_ktap_l#1..} ;;
+		"KTAP version"* | "TAP version"*) ;;
 		*) ktap_print_msg "${_ktap_l#\# }" ;;
 		esac
 	done

@@ -2,7 +2,8 @@
 # Running totals for tests/check.sh (make check, make check-long): each
 # stage's cases are added to passed/failed/skipped and to a table of
 # stages, and totals_report prints the table, naming the kernel of every
-# stage, then the one closing line "N passed, N failed[, N skipped]".
+# stage, then every skipped result with its reason, then the one closing
+# line "N passed, N failed[, N skipped]".
 # The caller sets top, kver, modules and results before a stage; kver is
 # "-" for a stage that does not depend on the kernel.
 
@@ -10,6 +11,7 @@ passed=0
 failed=0
 skipped=0
 stage_rows=()
+skip_rows=()
 
 # record NAME P F S T0: one row of the table; T0 is $SECONDS when the
 # stage started, so the row also says how long it took.
@@ -21,9 +23,19 @@ record() {
 	skipped=$((skipped + $4))
 }
 
+# note_skips NAME LOG: every skipped result of LOG, at any depth ("ok N -
+# DESC # SKIP REASON"), for the list under the table.
+note_skips() {
+	local l
+	while IFS= read -r l; do
+		skip_rows+=("$(printf '%-22s %-20s %s' "$kver" "$1" "$l")")
+	done < <(sed -n 's/^ *ok [0-9][0-9]* - \(.* # SKIP .*\)/\1/p' "$2")
+}
+
 # stage NAME CMD...: run a KTAP-printing command, log it to $results/NAME.log
-# and add up its "ok"/"not ok" lines. A non-zero exit with no failing case
-# counts as one failure.
+# and add up its "ok"/"not ok" lines. A command that skips itself as a whole
+# ("1..0 # SKIP REASON", no result) counts as one skipped result. A non-zero
+# exit with no failing case counts as one failure.
 stage() {
 	local name=$1 log="$results/$1.log" rc p f s t0=$SECONDS
 	shift
@@ -41,6 +53,12 @@ stage() {
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "# $name exited $rc without a failing case: counted as one failure"
 		f=1
+	fi
+	note_skips "$name" "$log"
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && grep -qE '^1\.\.0 # SKIP' "$log"; then
+		s=1 p=1
+		skip_rows+=("$(printf '%-22s %-20s %s' "$kver" "$name" \
+			"(the whole stage) # SKIP $(sed -n 's/^1\.\.0 # SKIP //p' "$log" | head -n 1)")")
 	fi
 	record "$name" $((p - s)) "$f" "$s" "$t0"
 }
@@ -69,6 +87,7 @@ guest_stage() {
 		echo "# $name run exited $rc: counted as one failure"
 		f=1
 	fi
+	note_skips "$name" "$log"
 	record "$name" "$p" "$f" "${s:-0}" "$t0"
 }
 
@@ -81,6 +100,11 @@ totals_report() {
 	for row in "${stage_rows[@]}"; do
 		printf '%s\n' "$row"
 	done
+	if [ ${#skip_rows[@]} -gt 0 ]; then
+		echo
+		printf '%-22s %-20s %s\n' kernel stage "skipped result # SKIP reason"
+		printf '%s\n' "${skip_rows[@]}"
+	fi
 	echo
 	if [ "$skipped" -gt 0 ]; then
 		echo "$passed passed, $failed failed, $skipped skipped"

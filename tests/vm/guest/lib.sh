@@ -89,32 +89,6 @@ ktap_kernel_clean() {
 	END { exit n > 0 }'
 }
 
-# Re-emit a module's KTAP lines (file $1) as results of this file: its
-# version and plan lines are dropped, results renumbered, diagnostics and
-# indented subtest lines passed through. Sets KTAP_MOD_PLAN, KTAP_MOD_RESULTS.
-ktap_relay() {
-	KTAP_MOD_PLAN=
-	KTAP_MOD_RESULTS=0
-	while IFS= read -r _l || [ -n "$_l" ]; do
-		case $_l in
-		'KTAP version'* | 'TAP version'*) ;;
-		1..*) KTAP_MOD_PLAN=${_l#1..} ;;
-		'ok '[0-9]* | 'not ok '[0-9]*)
-			_st=ok
-			case $_l in 'not '*) _st='not ok' ;; esac
-			_r=${_l#"$_st" }
-			_r=${_r#"${_r%%[!0-9]*}"}
-			KTAP_N=$((KTAP_N + 1))
-			KTAP_MOD_RESULTS=$((KTAP_MOD_RESULTS + 1))
-			[ "$_st" = ok ] || KTAP_FAILED=$((KTAP_FAILED + 1))
-			printf '%s %d%s\n' "$_st" "$KTAP_N" "$_r"
-			;;
-		'#'* | ' '*) printf '%s\n' "$_l" ;;
-		*) printf '# %s\n' "$_l" ;;
-		esac
-	done <"$1"
-}
-
 # run_kmod_test MODULE [PARAMS...]: load a kernel test module whose
 # module_init runs its cases and prints KTAP lines prefixed "ktap: " into the
 # kernel log; relay those lines as this file's results, then unload it.
@@ -126,18 +100,18 @@ run_kmod_test() {
 	/sbin/modprobe "$_mod" "$@" >"$KTAP_TMP/modprobe" 2>&1 || _load=$?
 	ktap_dmesg >"$KTAP_TMP/dmesg"
 	sed -n 's/^\([^ :]*: \)\{0,1\}ktap: //p' "$KTAP_TMP/dmesg" >"$KTAP_TMP/mod"
-	ktap_relay "$KTAP_TMP/mod"
+	ktap_relay "" "$_mod" <"$KTAP_TMP/mod"
 	if [ "$_load" -ne 0 ]; then
 		ktap_test_fail "$_mod: load" "modprobe $_mod $* failed ($_load):" \
 			"$(cat "$KTAP_TMP/modprobe")" "kernel log tail:" \
 			"$(tail -n 25 "$KTAP_TMP/dmesg")"
 		return 1
 	fi
-	if [ "$KTAP_MOD_RESULTS" -eq 0 ]; then
+	if [ "$KTAP_RELAY_RESULTS" -eq 0 ]; then
 		ktap_test_fail "$_mod: results" "the module printed no 'ktap: ok/not ok' lines"
-	elif [ -n "$KTAP_MOD_PLAN" ] && [ "$KTAP_MOD_PLAN" != "$KTAP_MOD_RESULTS" ]; then
+	elif [ -n "$KTAP_RELAY_PLAN" ] && [ "$KTAP_RELAY_PLAN" != "$KTAP_RELAY_RESULTS" ]; then
 		ktap_test_fail "$_mod: plan" \
-			"planned $KTAP_MOD_PLAN cases, reported $KTAP_MOD_RESULTS"
+			"planned $KTAP_RELAY_PLAN cases, reported $KTAP_RELAY_RESULTS"
 	fi
 	if ! /sbin/modprobe -r "$_mod" >"$KTAP_TMP/modprobe" 2>&1; then
 		ktap_test_fail "$_mod: unload" "$(cat "$KTAP_TMP/modprobe")"

@@ -1,0 +1,138 @@
+#!/bin/bash
+# Self-check of the host side of the bench: the one KTAP relay
+# (tests/lib/ktap.sh), the host runner (tests/host/run.sh) and the totals
+# of make check (tests/lib/totals.sh), fed planted test files and logs. No
+# result may vanish: a file that skips itself as a whole is one skipped
+# result with its reason, in the totals and in the list under the table; a
+# "# required-in-ci" file that skips as a whole fails under CI=true; a file
+# that exits non-zero without a failing result fails. KTAP on stdout.
+# kernel-independent: nothing is built or booted
+# Usage: tests/host/test-harness.sh
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/ktap.sh
+. "$top/tests/lib/ktap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# same DESC WANT-FILE GOT-FILE: the two files are equal
+same() {
+	if diff -u "$2" "$3" >"$tmp/diff"; then
+		ktap_test_pass "$1"
+	else
+		ktap_test_fail "$1" "$(cat "$tmp/diff")"
+	fi
+}
+
+ktap_print_header
+
+# --- the relay, in a shell of its own so its counters are not ours
+relay() { # ARGS...: relay stdin with a fresh numbering; then the counts
+	(
+		. "$top/tests/lib/ktap.sh"
+		ktap_test_pass "before"
+		ktap_relay "$@"
+		echo "plan=$KTAP_RELAY_PLAN results=$KTAP_RELAY_RESULTS failed=$KTAP_FAILED"
+	)
+}
+printf 'KTAP version 1\n1..3\nok 1 - one\n# a note\nnot ok 2 - two\nok 3 - three # SKIP why not' \
+	>"$tmp/stream"
+relay "p: " <"$tmp/stream" >"$tmp/got"
+cat >"$tmp/want" <<'EOF'
+ok 1 - before
+ok 2 - p: one
+# a note
+not ok 3 - p: two
+ok 4 - p: three # SKIP why not
+plan=3 results=3 failed=1
+EOF
+same "relay: results renumbered and prefixed, a SKIP kept, a last line without newline read, plan and count kept" \
+	"$tmp/want" "$tmp/got"
+
+printf 'KTAP version 1\n1..0 # SKIP no such thing here\n' >"$tmp/skipped"
+relay "p: " <"$tmp/skipped" >"$tmp/got"
+printf '%s\n' "ok 1 - before" "ok 2 - p # SKIP no such thing here" \
+	"plan=0 results=0 failed=0" >"$tmp/want"
+same "relay: a stream skipped as a whole is one skipped result with its reason" \
+	"$tmp/want" "$tmp/got"
+
+CI=true relay "p: " "the file" required <"$tmp/skipped" >"$tmp/got"
+printf '%s\n' "ok 1 - before" "# no such thing here" \
+	"not ok 2 - the file: skipped as a whole, which CI=true does not allow" \
+	"plan=0 results=0 failed=1" >"$tmp/want"
+same "relay: a required stream skipped as a whole fails under CI=true" \
+	"$tmp/want" "$tmp/got"
+
+CI='' relay "p: " "the file" required <"$tmp/skipped" >"$tmp/got"
+printf '%s\n' "ok 1 - before" "ok 2 - the file # SKIP no such thing here" \
+	"plan=0 results=0 failed=0" >"$tmp/want"
+same "relay: the same stream outside CI is one skipped result" "$tmp/want" "$tmp/got"
+
+# --- the host runner over planted test files
+mkdir -p "$tmp/t"
+plant() { # NAME BODY: an executable test file tmp/t/NAME
+	printf '#!/bin/bash\n%s\n' "$2" >"$tmp/t/$1"
+	chmod +x "$tmp/t/$1"
+}
+plant test-a.sh '. '"$top"'/tests/lib/ktap.sh
+ktap_print_header; ktap_test_pass "a1"; ktap_test_skip "a2" "not today"; ktap_finished'
+plant test-skipped.sh '. '"$top"'/tests/lib/ktap.sh
+ktap_print_header; ktap_skip_all "nothing to do here"'
+plant test-dkms-like.sh '# required-in-ci
+. '"$top"'/tests/lib/ktap.sh
+ktap_print_header; ktap_skip_all "ext4x is already registered"'
+plant test-exit.sh 'echo "ok 1 - fine"; exit 3'
+files=("$tmp"/t/test-a.sh "$tmp"/t/test-skipped.sh "$tmp"/t/test-dkms-like.sh "$tmp"/t/test-exit.sh)
+
+rc=0
+CI='' "$top/tests/host/run.sh" K "${files[@]}" >"$tmp/run" 2>&1 || rc=$?
+grep -E '^(not )?ok |^1\.\.' "$tmp/run" >"$tmp/got"
+cat >"$tmp/want" <<EOF
+ok 1 - a1
+ok 2 - a2 # SKIP not today
+ok 3 - $tmp/t/test-skipped.sh # SKIP nothing to do here
+ok 4 - $tmp/t/test-dkms-like.sh # SKIP ext4x is already registered
+ok 5 - fine
+not ok 6 - $tmp/t/test-exit.sh exited 3
+1..6
+EOF
+if [ "$rc" -ne 0 ]; then
+	same "run.sh: whole-file skips are skipped results with their reasons, a bad exit fails" \
+		"$tmp/want" "$tmp/got"
+else
+	ktap_test_fail "run.sh: a bad exit fails the run" "run.sh exited 0:" "$(cat "$tmp/run")"
+fi
+
+rc=0
+CI=true "$top/tests/host/run.sh" K "$tmp/t/test-a.sh" "$tmp/t/test-dkms-like.sh" >"$tmp/run" 2>&1 || rc=$?
+if [ "$rc" -ne 0 ] &&
+	grep -qxF "not ok 3 - $tmp/t/test-dkms-like.sh: skipped as a whole, which CI=true does not allow" "$tmp/run" &&
+	grep -qxF "# ext4x is already registered" "$tmp/run"; then
+	ktap_test_pass "run.sh: under CI=true a required-in-ci file skipped as a whole fails, with its reason"
+else
+	ktap_test_fail "run.sh: under CI=true a required-in-ci file skipped as a whole fails" \
+		"status $rc" "$(cat "$tmp/run")"
+fi
+
+# --- the totals of make check over those runs
+(
+	cd "$tmp" || exit 1
+	results=$tmp/results kver=K
+	mkdir -p "$results"
+	# shellcheck source=tests/lib/totals.sh
+	. "$top/tests/lib/totals.sh"
+	CI='' stage host "$top/tests/host/run.sh" K "${files[@]}"
+	stage whole printf 'KTAP version 1\n1..0 # SKIP no chroot\n'
+	totals_report
+	echo "status $?"
+) >"$tmp/totals" 2>&1
+if tail -n 2 "$tmp/totals" | paste -sd' ' | grep -qx '2 passed, 1 failed, 4 skipped status 1' &&
+	grep -qE '^K +host +2 +1 +3 ' "$tmp/totals" && grep -qE '^K +whole +0 +0 +1 ' "$tmp/totals" &&
+	grep -qE '^K +host +.*test-skipped\.sh # SKIP nothing to do here$' "$tmp/totals" &&
+	grep -qE '^K +whole +\(the whole stage\) # SKIP no chroot$' "$tmp/totals"; then
+	ktap_test_pass "totals: every skip counted, whole-file and whole-stage ones too, each listed with its reason"
+else
+	ktap_test_fail "totals: every skip counted and listed with its reason" "$(cat "$tmp/totals")"
+fi
+
+ktap_finished
