@@ -3,7 +3,8 @@
 # Works only in a private temporary directory (fake headers, fake /usr/src, fake
 # kernel trees and patch series, OUT); nothing outside it is changed or deleted.
 # The last tests use the real headers and linux-source tarball of each kernel in
-# KVER_REAL (default: Debian 12's 6.1 and 6.12) when present (else SKIP).
+# KVER_REAL (default: the kernels of this make check, EXT4X_KVERS, else those
+# scripts/kver.sh --supported chooses) when present (else SKIP).
 # kernel-independent: the same cases whichever kernel make check is at
 set -uo pipefail
 
@@ -75,7 +76,7 @@ mkheaders "$T/headers-6.99" 6.99.0 6.99.0-1-amd64
 fakehdr=("KVER=$KV" "EXT4X_KBUILD=$T/headers" EXT4X_HEADERS_DEBVER=6.1.192-3)
 
 # the real kernels: 5 tests each
-read -r -a real_kvers <<<"${KVER_REAL:-6.1.0-57-amd64 6.12.117+deb12-amd64}"
+read -r -a real_kvers <<<"${KVER_REAL:-${EXT4X_KVERS:-$("$here/../scripts/kver.sh" --supported | paste -sd' ')}}"
 
 ktap_print_header
 ktap_set_plan $((10 + 5 * ${#real_kvers[@]}))
