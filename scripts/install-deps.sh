@@ -46,14 +46,20 @@ headers_version() {
 }
 
 kvers=("$@")
+tmp_err=$(mktemp)
+trap 'rm -f "$tmp_err"' EXIT
 if [ ${#kvers[@]} -eq 0 ]; then
 	# kver.sh fails when a series has no usable release; on a fresh
-	# machine the package lists may just be missing or old
-	if ! out=$("$here/kver.sh" --supported 2>/dev/null); then
+	# machine the package lists may just be missing or old. Its line on
+	# a release it skipped is shown once, from the lists it chose with.
+	if ! out=$("$here/kver.sh" --supported 2>"$tmp_err"); then
 		apt_update
-		out=$("$here/kver.sh" --supported) ||
+		out=$("$here/kver.sh" --supported 2>"$tmp_err") || {
+			cat "$tmp_err" >&2
 			die "not every patch series has a kernel release to test (kver.sh above)"
+		}
 	fi
+	cat "$tmp_err" >&2
 	mapfile -t kvers <<<"$out"
 fi
 
