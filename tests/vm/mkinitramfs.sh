@@ -2,7 +2,7 @@
 # Build the guest initramfs in two layers:
 #  - BASE (cached): busybox, kmod, ndctl, fio, e2fsprogs, attr/acl tools,
 #    their libraries, statx-dax, xattr-share, statfs-loop, xattr-load
-#    (tools/ext4x-compare),
+#    (tools/ext4x-compare), coherence-mark (tests/coherence),
 #    and the distro kernel modules the tests need.
 #    Cached under $(cache_root)/initramfs/ keyed on the scripts, KVER and the
 #    versions of the packages it is made from.
@@ -63,7 +63,8 @@ base_key() {
 			"$here/stage-modules.sh" "$here/common.sh" \
 			"$here/guest-tools.list" "$here/guest-modules.list" \
 			"$here/xattr-share.c" "$here/statfs-loop.c" "$repo/tools/ext4x-compare/statx-dax.c" \
-			"$repo/tools/ext4x-compare/xattr-load.c"
+			"$repo/tools/ext4x-compare/xattr-load.c" \
+			"$repo/tests/coherence/mark.c" "$repo/tests/coherence/mark.h"
 		printf 'kver=%s profile=%s\n' "$kver" "$small"
 		if [ -n "${EXT4X_KERNEL_ROOT:-}" ]; then
 			# a kernel built here (fetch-kernel.sh): its directory and build time
@@ -99,6 +100,8 @@ build_base() {
 		gcc -static -O2 -Wall -o "$stage/usr/bin/statfs-loop" "$here/statfs-loop.c"
 		gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/xattr-load" \
 			"$repo/tools/ext4x-compare/xattr-load.c"
+		gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/coherence-mark" \
+			"$repo/tests/coherence/mark.c"
 		"$here/stage-modules.sh" "$stage" "$kroot" "$kver"
 		pack "$stage" "$base"
 		rm -rf "$stage"

@@ -22,6 +22,9 @@
 #   --append ARGS  extra kernel command line arguments (e.g. test parameters)
 #   --small        the small initramfs (no fio, no stress-ng: ~20 MB in place
 #                  of 115 MB unpacked), for a guest with little --mem
+#   --plugin SPEC  load a QEMU TCG plugin, SPEC as QEMU's -plugin takes it
+#                  (FILE,ARG=VALUE,...): the coherence plugin of
+#                  tests/coherence/, which counts cache-line transfers
 #   --dpkg-root DIR  boot the kernel of another Debian root (a chroot, e.g.
 #                  tests/trixie's Debian 13 one): fetch-kernel.sh checks its
 #                  version against DIR's linux-headers-KVER and downloads it
@@ -37,7 +40,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
 kver='' moddir='' extra='' tests=all limit=1200 mem=2G smp=2 log='' results=''
-slub=' slub_debug=FZPU' reboot=0 kargs='' small=''
+slub=' slub_debug=FZPU' reboot=0 kargs='' small='' plugin=()
 while [ $# -gt 0 ]; do
 	if [ "$1" = --bench ]; then
 		slub=''
@@ -66,6 +69,7 @@ while [ $# -gt 0 ]; do
 	--log) log=$2 ;;
 	--results) results=$2 ;;
 	--append) kargs=$2 ;;
+	--plugin) plugin=(-plugin "$2") ;;
 	--dpkg-root)
 		[ -d "$2" ] || die "--dpkg-root $2: no such directory"
 		EXT4X_DPKG_ROOT=$(cd "$2" && pwd)
@@ -139,7 +143,7 @@ while :; do
 		-kernel "$kroot/boot/vmlinuz-$kver" -initrd "$work/initramfs.cpio.gz" \
 		-append "$append" -no-reboot -nodefaults \
 		-chardev "file,id=con,path=$log,append=on" -serial chardev:con \
-		-display none &
+		-display none "${plugin[@]}" &
 	qpid=$!
 	qrc=0
 	wait "$qpid" || qrc=$?
