@@ -110,6 +110,10 @@ for kver in "$@"; do
 		# must be counted as failures (three short boots).
 		if [ "$first" -eq 1 ]; then
 			stage harness "$top/tests/vm/harness-selftest.sh" "$kver"
+			# The coherence plugin on its calibration pair
+			# (tests/coherence/README.md), so the instrument of
+			# make bench-coherence cannot rot.
+			stage coherence "$top/tests/coherence/check.sh" "$kver" "$results/coherence"
 		fi
 		# The suite: every automatic guest test file in one guest.
 		guest_stage guest
