@@ -14,6 +14,7 @@
 #                        DKMS, its modules boot on trixie's own kernel
 #   make bench-percpu    percpu_stats microbenchmark in the guest
 #   make bench-mbcache2  stock mbcache against mbcache2 in the guest
+#   make bench-coherence cache-line transfers per I/O, ext4 against ext4x
 #   make demo            stock ext4 against ext4x in the guest (docs/COMPARE.md)
 #   make bench-ext4x     the same, 5 rounds, xattr get/list only
 #
@@ -114,6 +115,14 @@ bench-ext4x: deps
 	$(MAKE) collect
 	tools/ext4x-compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules \
 		$(BUILD_OUT)/bench-ext4x bench
+
+# Cache-line transfers per I/O, stock ext4 against ext4x, counted by a QEMU
+# plugin in one guest boot (tests/coherence/README.md): a figure of how the
+# file system scales that 2 emulated CPUs cannot time. Needs a quiet host.
+.PHONY: bench-coherence
+bench-coherence: deps
+	$(MAKE) collect
+	tests/coherence/bench.sh $(KVER) $(BUILD_OUT)/modules $(BUILD_OUT)/bench-coherence
 
 # Where an xattr read's time goes (function_graph, stock ext4 and ext4x)
 # and the xattr load with more threads than CPUs: numbers, no verdict.
