@@ -170,8 +170,8 @@ dkms-test: deps
 # cuts, 300 hostile images, 300 module cycles, 300 s stress and hotplug),
 # docs/RELIABILITY.md, on every kernel of KVERS and on the newer releases
 # the archive already has (scripts/kver.sh --long; KVER= or KVERS= to
-# choose), then the debug-kernel lane of check-debug for each. Hours on the 2-core bench: docs/RELIABILITY.md
-# has the measured figures.
+# choose), then the debug-kernel lane of check-debug for each. Hours on
+# the 2-core bench: docs/RELIABILITY.md has the measured figures.
 .PHONY: check-long check-long-run
 check-long:
 	EXT4X_DEPS_DEBUG=1 scripts/install-deps.sh $(KVERS_ASKED)
