@@ -15,6 +15,8 @@
 #     the rounds; the ratio ext4x / stock
 #   - per job, the 10 functions that cause the most RAM-line transfers,
 #     per I/O, stock against ext4x (the guest's own /proc/kallsyms)
+#   - per job and side, the 10 lines with the most transfers in round 1's
+#     long run, per I/O, with the function that last moved each
 # A benchmark: it reports numbers and fails only when it could not run.
 # Usage: tests/coherence/bench.sh KVER MODULES RESULTS
 #        tests/coherence/bench.sh --report RESULTS   (the tables again, from
@@ -181,8 +183,42 @@ report() {
 		}
 	}' "$res/labels" "$res/windows"
 }
+# lines: per job and side, the ten lines with the most transfers in round
+# 1's long run, per I/O of that run, with the function of the last
+# instruction that moved each. Lines are objects (a lock, an inode's
+# rwsem), different on the two sides, so they are listed, not paired.
+lines_report() {
+	local job side k
+	for job in randread randwrite alloc; do
+		grep -q "|r1 A $job x3|" "$res/labels" || continue
+		printf '
+### %s: lines with the most transfers per I/O (round 1, the 3N run)
+
+' "$job"
+		echo "| side | line | write | read | function |"
+		echo "| --- | --- | --- | --- | --- |"
+		for side in A B; do
+			k=$(awk -F'|' -v l="r1 $side $job x3" '$2 == l { print $1 "|" $3 }' "$res/labels")
+			awk -v w="${k%|*}" -v ops="${k#*|}" -v side="$([ "$side" = A ] && echo stock || echo ext4x)" \
+				-v symfile="$res/symbols" '
+				BEGIN { while ((getline l < symfile) > 0) { split(l, f, " "); n++; a[n] = f[1]; nm[n] = f[2] (f[3] != "" ? " " f[3] : "") } }
+				function sym(x,   lo, hi, mid) {
+					lo = 1; hi = n
+					if (x < a[1]) return "?"
+					while (lo < hi) { mid = int((lo + hi + 1) / 2); if (a[mid] <= x) lo = mid; else hi = mid - 1 }
+					return nm[lo]
+				}
+				$1 == "window" { on = ($2 == w) }
+				on && $1 == "line" && shown < 10 {
+					shown++
+					printf "| %s | %s | %.3f | %.3f | %s |\n", side, $2, $3 / ops, $4 / ops, sym(sprintf("%016s", substr($5, 3)))
+				}' "$out"
+		done
+	done
+}
+
 status=0
-report >"$res/bench-coherence.md" || status=$?
+{ report && lines_report; } >"$res/bench-coherence.md" || status=$?
 cat "$res/bench-coherence.md"
 echo
 echo "results: $res (plugin records: coherence.out, console: serial.log)"
