@@ -9,7 +9,9 @@
 # records what the meta file promises (all with the ext4x-tools package's
 # installed command when the guest has it); without fio it stops in one line,
 # and a fio that fails is reported per run while the runs that worked are
-# still summarised. Numbers are not judged. The host
+# still summarised; a --threads sweep runs every job at each count and
+# --perf-c2c records one run per side (with a stand-in perf). Numbers are
+# not judged. The host
 # checks the chart and the statistics (test-compare-plot).
 # timeout: 300
 . /tests/vm/guest/lib.sh
@@ -208,6 +210,62 @@ ktap_check "a failing fio: the runs that worked are in the table, the failed job
 	sh -c "grep -q '^| randread | iops | IOPS | [0-9]' /tmp/partial/table.md &&
 	 ! grep -q '^| alloc |' /tmp/partial/table.md"
 ktap_check "device left unmounted after the failed runs" sh -c "! grep -q '^$dev ' /proc/mounts"
+
+# A thread sweep with --perf-c2c. perf c2c needs load-latency sampling,
+# which QEMU's CPU has not, so a stand-in perf on PATH runs the command it
+# records and prints a report: this checks the tool's wiring (which runs,
+# which files, which thread counts), not perf; the host checks that a
+# perf that cannot sample is refused.
+mkdir -p /tmp/c2cperf
+cat >/tmp/c2cperf/perf <<'EOF'
+#!/bin/sh
+[ "$1" = c2c ] || exit 1
+case $2 in
+record)
+	[ "$3" = -o ] && [ "$5" = -- ] || exit 1
+	echo "stand-in c2c record" >"$4"
+	shift 5
+	exec "$@"
+	;;
+report)
+	[ "$3" = -i ] && [ -s "$4" ] || exit 1
+	echo "=== Shared Data Cache Line Table ==="
+	echo "  0  0xffff888000000040  stand-in line"
+	echo "=== Shared Cache Line Distribution Pareto ==="
+	;;
+*) exit 1 ;;
+esac
+EOF
+chmod +x /tmp/c2cperf/perf
+sw=/tmp/sweep
+rm -rf "$sw"
+PATH=/tmp/c2cperf:$PATH "$tool" --device "$dev" --force --rounds 1 --runtime 1 \
+	--warmup 0 --size 16 --threads 1,2 --jobs randread,xattr --xattr-files 200 \
+	--xattr-time 1 --perf-c2c --no-plot --out "$sw" >/tmp/sweep.log 2>&1
+rc=$?
+ktap_print_msg "$(cat /tmp/sweep.log)"
+ktap_check "--threads 1,2 --perf-c2c: one round runs" test "$rc" = 0
+ktap_check "sweep: every job at each count, named JOB@N" sh -c \
+	"for j in randread@1 randread@2 xattr@1 xattr@2; do
+		grep -q \"^{\\\"name\\\":\\\"\$j\\\"\" $sw/results.json || exit 1; done
+	 grep -q '\"thread_counts\":\[1,2\]' $sw/meta.json"
+ktap_check "sweep: fio ran 1 and 2 threads, fio-plot names them" sh -c \
+	"for s in A B; do for n in 1 2; do
+		grep -q '\"numjobs\" : \"'\$n'\"' $sw/raw/\$s/randread@\$n-1.json || exit 1; done; done
+	 test -s $sw/fio-plot/A-ext4-round1/randread-1-1.json &&
+	 test -s $sw/fio-plot/B-ext4x-round1/randread-1-2.json"
+ktap_check "sweep: the scaling table has every job and count" sh -c \
+	"grep -q '^Scaling' $sw/table.md &&
+	 test \$(grep -c '^| \(randread | iops\|xattr | ops\) | [12] | [0-9]' $sw/table.md) = 4"
+ktap_check "--perf-c2c: a record and report per side, at the largest count" sh -c \
+	"for s in A B; do test -s $sw/c2c/\$s-randread.data && grep -q 'stand-in line' $sw/c2c/\$s-randread.txt &&
+		grep -q '\"fio version\"' $sw/c2c/\$s-randread.fio.json &&
+		grep -q '\"numjobs\" : \"2\"' $sw/c2c/\$s-randread.fio.json || exit 1; done
+	 grep -q '^## B = ext4x, randread, 2 threads' $sw/c2c/top-lines.md &&
+	 test ! -e $sw/c2c/A-randrw.data"
+ktap_check "--perf-c2c: its runs are not measured results" sh -c \
+	"test \$(grep -c '	randread@2	iops	' $sw/runs.tsv) = 2"
+ktap_check "device left unmounted after the sweep" sh -c "! grep -q '^$dev ' /proc/mounts"
 ktap_check "no kernel warning or BUG" ktap_kernel_clean
 for f in results.json table.md stats.md; do
 	[ -f "$out/$f" ] && ktap_export_file "$out/$f" "compare-$f"

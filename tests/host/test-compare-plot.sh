@@ -4,9 +4,10 @@
 # into a valid PNG; --report rebuilds the same results.json and table.md
 # from runs.tsv under bash, dash and busybox sh; the interval of the ratio
 # matches a worked example; --diff compares two results directories;
-# stats.md sums the statistics snapshots' changes; the
-# tool refuses a missing device and a non-block device before doing
-# anything. Prints KTAP.
+# stats.md sums the statistics snapshots' changes; a --threads sweep gets
+# its scaling table and chart panel; the tool refuses a missing device, a
+# non-block device, a bad --threads and a --perf-c2c that cannot record
+# before doing anything. Prints KTAP.
 # kernel-independent
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -193,6 +194,122 @@ if [ "$rc" = 2 ] && grep -q "not a number" <<<"$out"; then
 	ktap_test_pass "bad usage exits 2"
 else
 	ktap_test_fail "bad usage exits 2" "exit $rc: $out"
+fi
+
+# 8: --threads takes a count or a list of distinct counts >= 1
+for arg in 0 x 1,,2 2,2 ,1; do
+	out=$("$tool" --device /dev/null --threads "$arg" --out "$tmp/t-$arg" 2>&1)
+	rc=$?
+	if [ "$rc" = 2 ] && grep -q -- "--threads" <<<"$out" && [ ! -e "$tmp/t-$arg" ]; then
+		ktap_test_pass "--threads $arg: exit 2, nothing written"
+	else
+		ktap_test_fail "--threads $arg: exit 2, nothing written" "exit $rc: $out"
+	fi
+done
+
+# 9: a thread sweep's scaling table, worked out by hand. randread: A at 1
+# thread 100,110,120 (median 110), at 2: 200,220,240 (220); B at 1:
+# 150,160,170 (160), at 2: 450,480,510 (480). At 2 threads B/A = 480/220
+# = 2.182, A against its own 1-thread median 220/110 = 2.00x, B 480/160 =
+# 3.00x. xattr, 1 and 4 threads: A flat at 50 (1.00x), B 60 then 240.
+sw=$tmp/sweep
+mkdir -p "$sw"
+echo '{"kernel":"k","rounds":3,"threads":4,"thread_counts":[1,2,4]}' >"$sw/meta.json"
+{
+	printf 'round\tside\tfs\tjob\tmetric\tvalue\tunit\tseconds\n'
+	for i in 1 2 3; do
+		printf '%s\tA\text4\trandread@1\tiops\t%s\tIOPS\t1\n' "$i" $((90 + 10 * i))
+		printf '%s\tA\text4\trandread@2\tiops\t%s\tIOPS\t1\n' "$i" $((180 + 20 * i))
+		printf '%s\tB\text4x\trandread@1\tiops\t%s\tIOPS\t1\n' "$i" $((140 + 10 * i))
+		printf '%s\tB\text4x\trandread@2\tiops\t%s\tIOPS\t1\n' "$i" $((420 + 30 * i))
+		printf '%s\tA\text4\txattr@1\tops\t50\tops/s\t1\n' "$i"
+		printf '%s\tA\text4\txattr@4\tops\t50\tops/s\t1\n' "$i"
+		printf '%s\tB\text4x\txattr@1\tops\t60\tops/s\t1\n' "$i"
+		printf '%s\tB\text4x\txattr@4\tops\t240\tops/s\t1\n' "$i"
+	done
+} >"$sw/runs.tsv"
+out=$("$tool" --report "$sw" --no-plot 2>&1)
+rc=$?
+want1='| randread | iops | 1 | 110.0 | 160.0 | 1.455 | 1.00x | 1.00x |'
+want2='| randread | iops | 2 | 220.0 | 480.0 | 2.182 | 2.00x | 3.00x |'
+want3='| xattr | ops | 4 | 50.0 | 240.0 | 4.800 | 1.00x | 4.00x |'
+json='{"job":"randread","metric":"iops","points":[{"threads":1,"a":110.0,"b":160.0,"ratio":1.455},{"threads":2,"a":220.0,"b":480.0,"ratio":2.182}]},'
+if [ "$rc" = 0 ] && grep -qxF "$want1" <<<"$out" && grep -qxF "$want2" <<<"$out" &&
+	grep -qxF "$want3" <<<"$out" && grep -qxF "$json" "$sw/results.json" &&
+	! grep -q '^Scaling' "$fix/table.md"; then
+	ktap_test_pass "a thread sweep's scaling table and JSON: worked example"
+else
+	ktap_test_fail "a thread sweep's scaling table and JSON: worked example" "exit $rc" "$out" \
+		"$(grep -A 3 '"scaling"' "$sw/results.json")"
+fi
+
+# the chart of a sweep gains the scaling row: 1300 pixels high, not 900
+# (the PNG's IHDR height, bytes 21-24)
+pngh() { od -An -tu1 -j 20 -N 4 "$1" 2>/dev/null | awk '{ print (($1 * 256 + $2) * 256 + $3) * 256 + $4 }'; }
+if command -v gnuplot >/dev/null; then
+	out=$("$top/tools/ext4x-compare/plot.sh" "$sw/results.json" "$tmp/sweep.png" 2>&1)
+	rc=$?
+	if [ "$rc" = 0 ] && [ "$(pngh "$tmp/sweep.png")" = 1300 ] &&
+		[ "$(pngh "$tmp/out.png")" = 900 ]; then
+		ktap_test_pass "plot.sh adds the scaling panel to a sweep's chart"
+	else
+		ktap_test_fail "plot.sh adds the scaling panel to a sweep's chart" "exit $rc," \
+			"heights $(pngh "$tmp/sweep.png") and $(pngh "$tmp/out.png")" "$out"
+	fi
+fi
+
+# 10: --perf-c2c is refused, before the device is looked at and with
+# nothing written, when it cannot record: no job it records, no perf, a
+# perf that cannot sample (a stub here; the real one below)
+out=$("$tool" --device /dev/null --jobs xattr --perf-c2c --out "$tmp/c0" 2>&1)
+rc=$?
+if [ "$rc" = 2 ] && grep -q "perf-c2c records the randread and randrw jobs" <<<"$out" &&
+	[ ! -e "$tmp/c0" ]; then
+	ktap_test_pass "--perf-c2c without randread or randrw: exit 2"
+else
+	ktap_test_fail "--perf-c2c without randread or randrw: exit 2" "exit $rc: $out"
+fi
+# a PATH with everything of /usr/bin and /usr/sbin but perf
+mkdir -p "$tmp/noperf"
+for f in /usr/bin/* /usr/sbin/*; do
+	b=${f##*/}
+	[ "$b" = perf ] || [ -e "$tmp/noperf/$b" ] || ln -s "$f" "$tmp/noperf/$b"
+done
+out=$(PATH=$tmp/noperf "$tool" --device /dev/null --jobs randread --perf-c2c --out "$tmp/c1" 2>&1)
+rc=$?
+if [ "$rc" = 1 ] && grep -q "perf not found (install linux-perf)" <<<"$out" &&
+	[ ! -e "$tmp/c1" ]; then
+	ktap_test_pass "--perf-c2c without perf: exit 1, nothing written"
+else
+	ktap_test_fail "--perf-c2c without perf: exit 1, nothing written" "exit $rc: $out"
+fi
+mkdir -p "$tmp/badperf"
+printf '#!/bin/sh\necho "stub: no load-latency events on this CPU" >&2\nexit 255\n' \
+	>"$tmp/badperf/perf"
+chmod +x "$tmp/badperf/perf"
+out=$(PATH=$tmp/badperf:$PATH "$tool" --device /dev/null --jobs randread --perf-c2c \
+	--out "$tmp/c2" 2>&1)
+rc=$?
+if [ "$rc" = 1 ] &&
+	grep -q "perf c2c cannot record here: stub: no load-latency events on this CPU" <<<"$out" &&
+	[ ! -e "$tmp/c2" ] && [ -z "$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'ext4x-compare-c2c.*' -newer "$tmp/badperf/perf")" ]; then
+	ktap_test_pass "--perf-c2c with a perf that cannot sample: exit 1 with perf's reason"
+else
+	ktap_test_fail "--perf-c2c with a perf that cannot sample: exit 1 with perf's reason" "exit $rc: $out"
+fi
+# the real perf, where there is one: either it cannot sample here (exit 1
+# with its reason) or it can and the device is what is refused (exit 3)
+if command -v perf >/dev/null; then
+	out=$("$tool" --device "$tmp/nonexistent" --jobs randread --perf-c2c --out "$tmp/c3" 2>&1)
+	rc=$?
+	if { [ "$rc" = 1 ] && grep -q "perf c2c cannot record here: ." <<<"$out"; } ||
+		{ [ "$rc" = 3 ] && grep -q "no such device" <<<"$out"; }; then
+		ktap_test_pass "--perf-c2c with this machine's perf: exit $rc ($(tail -n 1 <<<"$out"))"
+	else
+		ktap_test_fail "--perf-c2c with this machine's perf" "exit $rc: $out"
+	fi
+else
+	ktap_test_skip "--perf-c2c with this machine's perf" "no perf (apt-get install linux-perf)"
 fi
 
 ktap_finished

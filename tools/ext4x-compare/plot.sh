@@ -6,7 +6,11 @@
 # Below, left: B/A of every job and metric with its 95 % interval (a dot
 # without bars where the rounds give no interval), the line at 1 for "no
 # difference". Below, right, when fio measured latency: the median clat
-# p50, p99 and p99.9 of A and B per job, log scale. Needs gnuplot (Debian:
+# p50, p99 and p99.9 of A and B per job, log scale. At the bottom, when
+# jobs were run at several thread counts (--threads N1,N2,...): each such
+# job's main metric against the thread count, A and B, relative to A at the
+# smallest count, so a line that stays flat is a side that does not scale.
+# Needs gnuplot (Debian:
 # gnuplot-nox). POSIX sh + awk: reads the format the tool writes (one
 # object per line), not arbitrary JSON.
 set -eu
@@ -22,6 +26,8 @@ trap 'rm -rf "$tmp"' EXIT
 # data: label a a_lo a_hi b b_lo b_hi (relative to A's median)
 # ratios: index "label" ratio lo hi (lo = hi = ratio without an interval)
 # latency: label a b (us), one line per job and percentile
+# scaling: per swept job a block "threads a b" (relative to A at the
+# fewest threads), blocks apart by two empty lines; sjobs: their names
 awk -v dir="$tmp" '
 	function num(s, key,    t) {
 		if (!match(s, "\"" key "\":-?[0-9.eE+-]+")) return ""
@@ -52,6 +58,22 @@ awk -v dir="$tmp" '
 			num(b, "median") / am, num(b, "min") / am, num(b, "max") / am > (dir "/data")
 		n++
 	}
+	/^\{"job":.*"points":\[/ {
+		job = str($0, "job")
+		t = $0; sub(/.*"points":\[/, "", t)
+		np = split(t, pt, /\},?/)
+		a1 = 0
+		if (ns++) printf "\n\n" > (dir "/scaling")
+		for (k = 1; k <= np; k++) {
+			if (pt[k] !~ /"threads":/) continue
+			if (a1 == 0) a1 = num(pt[k], "a")
+			if (a1 <= 0) break
+			printf "%d %g %g\n", num(pt[k], "threads"), num(pt[k], "a") / a1,
+				num(pt[k], "b") / a1 > (dir "/scaling")
+		}
+		print job > (dir "/sjobs")
+		next
+	}
 	/^\{"job":/ {
 		job = str($0, "job"); m = str($0, "metric")
 		r = num($0, "ratio")
@@ -79,18 +101,27 @@ fa=$(sed -n 1p "$tmp/names")
 fb=$(sed -n 2p "$tmp/names")
 nr=$(cat "$tmp/nratios")
 title=$(sed -n 's/.*"kernel":"\([^"]*\)".*"threads":\([0-9]*\).*/kernel \1, \2 threads/p' "$json" | head -n 1)
+counts=$(sed -n 's/.*"thread_counts":\[\([0-9,]*,[0-9,]*\)\].*/\1/p' "$json" | head -n 1)
+[ -z "$counts" ] || title=$(echo "$title" | sed "s/, [0-9]* threads$/, threads $counts/")
 rounds=$(sed -n 's/.*"rounds":\([0-9]*\).*/\1/p' "$json" | head -n 1)
 
-term='pngcairo size 1100,900 font ",10"'
-gnuplot -e 'set terminal' 2>/dev/null | grep -q pngcairo || term='png size 1100,900'
+# with a thread sweep the canvas grows by a row for the scaling panel;
+# rows: top (bars), mid (B/A, latency), bottom (scaling)
+if [ -s "$tmp/scaling" ]; then
+	height=1300 top=0.67 topsize=0.33 mid=0.34 row=0.33
+else
+	height=900 top=0.5 topsize=0.5 mid=0 row=0.5
+fi
+term="pngcairo size 1100,$height font \",10\""
+gnuplot -e 'set terminal' 2>/dev/null | grep -q pngcairo || term="png size 1100,$height"
 
 cat >"$tmp/plot.gp" <<EOF
 set terminal $term
 set output '$png'
 set termoption noenhanced
 set multiplot
-set origin 0,0.5
-set size 1,0.5
+set origin 0,$top
+set size 1,$topsize
 set title "ext4x-compare: A = $fa, B = $fb (median of ${rounds:-?} rounds, bars: min..max)\\n$title"
 set ylabel "relative to A's median"
 set yrange [0:*]
@@ -109,11 +140,11 @@ reset
 EOF
 if [ "$nr" -gt 0 ]; then
 	if [ -s "$tmp/latency" ]; then
-		echo 'set origin 0,0' >>"$tmp/plot.gp"
-		echo 'set size 0.5,0.5' >>"$tmp/plot.gp"
+		echo "set origin 0,$mid" >>"$tmp/plot.gp"
+		echo "set size 0.5,$row" >>"$tmp/plot.gp"
 	else
-		echo 'set origin 0,0' >>"$tmp/plot.gp"
-		echo 'set size 1,0.5' >>"$tmp/plot.gp"
+		echo "set origin 0,$mid" >>"$tmp/plot.gp"
+		echo "set size 1,$row" >>"$tmp/plot.gp"
 	fi
 	cat >>"$tmp/plot.gp" <<EOF
 set title "B/A with its 95 % interval (Mann-Whitney)\\na dot alone: too few rounds"
@@ -128,8 +159,8 @@ EOF
 fi
 if [ -s "$tmp/latency" ]; then
 	cat >>"$tmp/plot.gp" <<EOF
-set origin 0.5,0
-set size 0.5,0.5
+set origin 0.5,$mid
+set size 0.5,$row
 set title "completion latency (us)\\nmedian of the rounds"
 set logscale y
 set grid ytics
@@ -140,6 +171,33 @@ set style fill solid 0.7 border -1
 set xtics rotate by 45 right nomirror font ",9"
 plot '$tmp/latency' using 2:xtic(1) title "A: $fa" lc rgb "#4c72b0", \\
      '' using 3 title "B: $fb" lc rgb "#dd8452"
+reset
+EOF
+fi
+if [ -s "$tmp/scaling" ]; then
+	# one colour per job; A with dots, B with squares
+	cmd='' i=0
+	while read -r job; do
+		c=$(echo '#4c72b0 #dd8452 #55a868 #c44e52 #8172b2 #937860' |
+			cut -d ' ' -f $((i % 6 + 1)))
+		cmd="$cmd${cmd:+, }'$tmp/scaling' index $i using 1:2 with linespoints"
+		cmd="$cmd lw 2 pt 7 lc rgb '$c' title 'A: $fa $job'"
+		cmd="$cmd, '' index $i using 1:3 with linespoints lw 2 pt 5 dt 2"
+		cmd="$cmd lc rgb '$c' title 'B: $fb $job'"
+		i=$((i + 1))
+	done <"$tmp/sjobs"
+	cat >>"$tmp/plot.gp" <<EOF
+set origin 0,0
+set size 1,$row
+set title "scaling: median against thread count, relative to A at the fewest threads"
+set xlabel "threads"
+set ylabel "relative to A at the fewest threads"
+set logscale x 2
+set xtics nomirror
+set yrange [0:*]
+set grid xtics ytics
+set key outside right
+plot $cmd
 EOF
 fi
 echo 'unset multiplot' >>"$tmp/plot.gp"
