@@ -63,22 +63,24 @@ for sh in bash dash busybox; do
 	fi
 done
 
-# 3: every job of the JSON is a table row with the same medians and ratio
+# 3: every job of the JSON that --report just wrote (under bash) is a row
+# of its table with the same medians and ratio
 bad=''
+gen=$tmp/report-bash
 while IFS= read -r line; do
 	job=$(sed 's/^{"name":"\([^"]*\)".*/\1/' <<<"$line")
 	a=$(sed 's/.*"a":{"median":\([^,]*\),.*/\1/' <<<"$line")
 	b=$(sed 's/.*"b":{"median":\([^,]*\),.*/\1/' <<<"$line")
 	r=$(sed 's/.*"ratio":\([^,]*\),.*/\1/' <<<"$line")
 	m=$(sed 's/.*"metric":"\([^"]*\)".*/\1/' <<<"$line")
-	row=$(grep "^| $job | $m |" "$fix/table.md" | tr -d '|' | tr -s ' ')
+	row=$(grep "^| $job | $m |" "$gen/table.md" | tr -d '|' | tr -s ' ')
 	read -r _ _ _ ta tb tr _ <<<"$row"
 	[ "$ta $tb $tr" = "$a $b $r" ] || bad="$bad $job(json $a $b $r, table $ta $tb $tr)"
-done < <(grep '^{"name":' "$fix/results.json")
-if [ -z "$bad" ] && grep -q '^{"name":' "$fix/results.json"; then
-	ktap_test_pass "fixture: JSON jobs and table rows agree"
+done < <(grep '^{"name":' "$gen/results.json")
+if [ -z "$bad" ] && grep -q '^{"name":' "$gen/results.json"; then
+	ktap_test_pass "--report output: JSON jobs and table rows agree"
 else
-	ktap_test_fail "fixture: JSON jobs and table rows agree" "$bad"
+	ktap_test_fail "--report output: JSON jobs and table rows agree" "$bad"
 fi
 
 # 4: the interval of the ratio, on values whose answer is worked out by
