@@ -198,15 +198,24 @@ else
 	ktap_test_fail "bad usage exits 2" "exit $rc: $out"
 fi
 
+# refused DESC STATUS PATTERN DIR CMD...: CMD (run with --out DIR) exits
+# STATUS with a message matching PATTERN, and DIR does not appear
+refused() {
+	local desc=$1 want=$2 pat=$3 dir=$4 out rc
+	shift 4
+	out=$("$@" --out "$dir" 2>&1)
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -q -- "$pat" <<<"$out" && [ ! -e "$dir" ]; then
+		ktap_test_pass "$desc"
+	else
+		ktap_test_fail "$desc" "exit $rc (want $want): $out"
+	fi
+}
+
 # 8: --threads takes a count or a list of distinct counts >= 1
 for arg in 0 x 1,,2 2,2 ,1; do
-	out=$("$tool" --device /dev/null --threads "$arg" --out "$tmp/t-$arg" 2>&1)
-	rc=$?
-	if [ "$rc" = 2 ] && grep -q -- "--threads" <<<"$out" && [ ! -e "$tmp/t-$arg" ]; then
-		ktap_test_pass "--threads $arg: exit 2, nothing written"
-	else
-		ktap_test_fail "--threads $arg: exit 2, nothing written" "exit $rc: $out"
-	fi
+	refused "--threads $arg: exit 2, nothing written" 2 "--threads" "$tmp/t-$arg" \
+		"$tool" --device /dev/null --threads "$arg"
 done
 
 # 9: a thread sweep's scaling table, worked out by hand. randread: A at 1
@@ -238,7 +247,7 @@ want3='| xattr | ops | 4 | 50.0 | 240.0 | 4.800 | 1.00x | 4.00x |'
 json='{"job":"randread","metric":"iops","points":[{"threads":1,"a":110.0,"b":160.0,"ratio":1.455},{"threads":2,"a":220.0,"b":480.0,"ratio":2.182}]},'
 if [ "$rc" = 0 ] && grep -qxF "$want1" <<<"$out" && grep -qxF "$want2" <<<"$out" &&
 	grep -qxF "$want3" <<<"$out" && grep -qxF "$json" "$sw/results.json" &&
-	! grep -q '^Scaling' "$fix/table.md"; then
+	! grep -q '^Scaling' "$tmp/report-bash/table.md"; then
 	ktap_test_pass "a thread sweep's scaling table and JSON: worked example"
 else
 	ktap_test_fail "a thread sweep's scaling table and JSON: worked example" "exit $rc" "$out" \
@@ -263,41 +272,30 @@ fi
 # 10: --perf-c2c is refused, before the device is looked at and with
 # nothing written, when it cannot record: no job it records, no perf, a
 # perf that cannot sample (a stub here; the real one below)
-out=$("$tool" --device /dev/null --jobs xattr --perf-c2c --out "$tmp/c0" 2>&1)
-rc=$?
-if [ "$rc" = 2 ] && grep -q "perf-c2c records the randread and randrw jobs" <<<"$out" &&
-	[ ! -e "$tmp/c0" ]; then
-	ktap_test_pass "--perf-c2c without randread or randrw: exit 2"
-else
-	ktap_test_fail "--perf-c2c without randread or randrw: exit 2" "exit $rc: $out"
-fi
+refused "--perf-c2c without randread or randrw: exit 2" 2 \
+	"perf-c2c records the randread and randrw jobs" "$tmp/c0" \
+	"$tool" --device /dev/null --jobs xattr --perf-c2c
 # a PATH with everything of /usr/bin and /usr/sbin but perf
 mkdir -p "$tmp/noperf"
 for f in /usr/bin/* /usr/sbin/*; do
 	b=${f##*/}
 	[ "$b" = perf ] || [ -e "$tmp/noperf/$b" ] || ln -s "$f" "$tmp/noperf/$b"
 done
-out=$(PATH=$tmp/noperf "$tool" --device /dev/null --jobs randread --perf-c2c --out "$tmp/c1" 2>&1)
-rc=$?
-if [ "$rc" = 1 ] && grep -q "perf not found (install linux-perf)" <<<"$out" &&
-	[ ! -e "$tmp/c1" ]; then
-	ktap_test_pass "--perf-c2c without perf: exit 1, nothing written"
-else
-	ktap_test_fail "--perf-c2c without perf: exit 1, nothing written" "exit $rc: $out"
-fi
+refused "--perf-c2c without perf: exit 1, nothing written" 1 \
+	"perf not found (install linux-perf)" "$tmp/c1" \
+	env PATH="$tmp/noperf" "$tool" --device /dev/null --jobs randread --perf-c2c
 mkdir -p "$tmp/badperf"
 printf '#!/bin/sh\necho "stub: no load-latency events on this CPU" >&2\nexit 255\n' \
 	>"$tmp/badperf/perf"
 chmod +x "$tmp/badperf/perf"
-out=$(PATH=$tmp/badperf:$PATH "$tool" --device /dev/null --jobs randread --perf-c2c \
-	--out "$tmp/c2" 2>&1)
-rc=$?
-if [ "$rc" = 1 ] &&
-	grep -q "perf c2c cannot record here: stub: no load-latency events on this CPU" <<<"$out" &&
-	[ ! -e "$tmp/c2" ] && [ -z "$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'ext4x-compare-c2c.*' -newer "$tmp/badperf/perf")" ]; then
-	ktap_test_pass "--perf-c2c with a perf that cannot sample: exit 1 with perf's reason"
+refused "--perf-c2c with a perf that cannot sample: exit 1 with perf's reason" 1 \
+	"perf c2c cannot record here: stub: no load-latency events on this CPU" "$tmp/c2" \
+	env PATH="$tmp/badperf:$PATH" "$tool" --device /dev/null --jobs randread --perf-c2c
+left=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'ext4x-compare-c2c.*' -newer "$tmp/badperf/perf")
+if [ -z "$left" ]; then
+	ktap_test_pass "--perf-c2c's refused trial record leaves no file behind"
 else
-	ktap_test_fail "--perf-c2c with a perf that cannot sample: exit 1 with perf's reason" "exit $rc: $out"
+	ktap_test_fail "--perf-c2c's refused trial record leaves no file behind" "$left"
 fi
 # the real perf, where there is one: either it cannot sample here (exit 1
 # with its reason) or it can and the device is what is refused (exit 3)
