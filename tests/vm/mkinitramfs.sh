@@ -62,7 +62,8 @@ base_key() {
 		cat "$here/mkinitramfs.sh" "$here/stage-tools.sh" \
 			"$here/stage-modules.sh" "$here/common.sh" \
 			"$here/guest-tools.list" "$here/guest-modules.list" \
-			"$here/xattr-share.c" "$here/statfs-loop.c" "$repo/tools/ext4x-compare/statx-dax.c" \
+			"$here/xattr-share.c" "$here/statfs-loop.c" "$here/dax-race.c" \
+			"$repo/tools/ext4x-compare/statx-dax.c" \
 			"$repo/tools/ext4x-compare/xattr-load.c" \
 			"$repo/tests/coherence/mark.c" "$repo/tests/coherence/mark.h"
 		printf 'kver=%s profile=%s\n' "$kver" "$small"
@@ -98,6 +99,7 @@ build_base() {
 		gcc -static -O2 -Wall -o "$stage/usr/bin/statx-dax" "$repo/tools/ext4x-compare/statx-dax.c"
 		gcc -static -O2 -Wall -o "$stage/usr/bin/xattr-share" "$here/xattr-share.c"
 		gcc -static -O2 -Wall -o "$stage/usr/bin/statfs-loop" "$here/statfs-loop.c"
+		gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/dax-race" "$here/dax-race.c"
 		gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/xattr-load" \
 			"$repo/tools/ext4x-compare/xattr-load.c"
 		gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/coherence-mark" \

@@ -1,0 +1,63 @@
+#!/bin/sh
+# dax-race: DAX reads race every change of a file's block mapping that the
+# read path must not see half done (tests/vm/dax-race.c): truncate, hole
+# punch, collapse and insert range, the extent status shrinker, and, on a
+# dax=inode mount, the per-file DAX flag. Each block carries its owner and
+# offset, so a read of a freed, foreign or shifted block fails the run.
+# ext4x's extent status lookups take no lock on this path, so this is the
+# test of that. Then e2fsck -fn must be clean and the kernel log free of
+# WARN, BUG, oops and ext4 errors. Each phase runs 15 s (ext4x_long=1:
+# 120 s; ext4x_race_secs=N: N s); ext4x_race_fs=ext4 runs it on stock ext4.
+# timeout: 300
+# timeout-long: 600
+# shellcheck source=tests/vm/guest/lib.sh
+. /tests/vm/guest/lib.sh
+
+mnt=/mnt/race
+mkdir -p "$mnt"
+secs=15
+[ "$(boot_param ext4x_long)" = 1 ] && secs=120
+boot_param_int secs ext4x_race_secs 1 86400
+fs=$(boot_param ext4x_race_fs)
+fs=${fs:-ext4x}
+case $fs in ext4 | ext4x) ;; *)
+	ktap_test_fail "ext4x_race_fs=$fs" "want ext4 or ext4x"
+	exit 1
+	;;
+esac
+modprobe "$fs" || {
+	ktap_test_fail "modprobe $fs" "$(ktap_dmesg | tail -n 10)"
+	exit 1
+}
+
+# phase NAME MOUNTOPTS [dax-flag]
+phase() {
+	mke2fs -q -F -t ext4 /dev/pmem0 || {
+		ktap_test_fail "$1: mke2fs" "exit status $?"
+		return 1
+	}
+	if ! mount -t "$fs" -o "$2" /dev/pmem0 "$mnt" 2>"$KTAP_TMP/err"; then
+		ktap_test_fail "$1: mount -t $fs -o $2" "$(cat "$KTAP_TMP/err")"
+		return 1
+	fi
+	dmesg -c >/dev/null
+	if dax-race "$mnt" "$secs" $3 >"$KTAP_TMP/out" 2>&1; then
+		ktap_test_pass "$1: $secs s of reads racing mapping changes, every block its owner's"
+	else
+		ktap_test_fail "$1: $secs s of reads racing mapping changes, every block its owner's" \
+			"$(head -n 20 "$KTAP_TMP/out")"
+	fi
+	sed 's/^/# /' "$KTAP_TMP/out" | head -n 3
+	umount "$mnt" || { ktap_test_fail "$1: umount" "$(grep " $mnt " /proc/mounts)"; return 1; }
+	ktap_check "$1: e2fsck -fn clean" /sbin/e2fsck -fn /dev/pmem0
+	if ! ktap_kernel_clean "EXT4-fs error|EXT4-fs warning" >"$KTAP_TMP/k"; then
+		ktap_test_fail "$1: no WARN, BUG, oops or ext4 error in the kernel log" \
+			"$(head -n 30 "$KTAP_TMP/k")"
+	else
+		ktap_test_pass "$1: no WARN, BUG, oops or ext4 error in the kernel log"
+	fi
+}
+
+ktap_set_plan 6
+phase "$fs dax=always" dax=always
+phase "$fs dax=inode, DAX flag toggled" dax=inode dax-flag
