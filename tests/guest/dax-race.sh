@@ -4,8 +4,13 @@
 # punch, collapse and insert range, the extent status shrinker, and, on a
 # dax=inode mount, the per-file DAX flag. Each block carries its owner and
 # offset, so a read of a freed, foreign or shifted block fails the run.
-# ext4x's extent status lookups take no lock on this path, so this is the
-# test of that. Then e2fsck -fn must be clean and the kernel log free of
+# ext4x's DAX reads take no i_es_lock and its overwrites take i_rwsem
+# shared, so this is the test of those. A third phase is deterministic: on
+# a small, full file system without a journal (freed blocks are reused at
+# once), a read is stopped by userfaultfd after it has mapped its block,
+# and a truncate at that block must not complete until the read does (the
+# read would otherwise copy a block the scratch file has taken meanwhile).
+# After each phase e2fsck -fn must be clean and the kernel log free of
 # WARN, BUG, oops and ext4 errors. Each phase runs 15 s (ext4x_long=1:
 # 120 s; ext4x_race_secs=N: N s); ext4x_race_fs=ext4 runs it on stock ext4.
 # timeout: 300
@@ -30,9 +35,10 @@ modprobe "$fs" || {
 	exit 1
 }
 
-# phase NAME MOUNTOPTS [dax-flag]
+# phase NAME MOUNTOPTS MKFSOPTS [dax-flag | stall]
 phase() {
-	mke2fs -q -F -t ext4 /dev/pmem0 || {
+	# shellcheck disable=SC2086 # MKFSOPTS: options, then a size
+	mke2fs -q -F -t ext4 $3 || {
 		ktap_test_fail "$1: mke2fs" "exit status $?"
 		return 1
 	}
@@ -41,7 +47,7 @@ phase() {
 		return 1
 	fi
 	dmesg -c >/dev/null
-	if dax-race "$mnt" "$secs" $3 >"$KTAP_TMP/out" 2>&1; then
+	if dax-race "$mnt" "$secs" $4 >"$KTAP_TMP/out" 2>&1; then
 		ktap_test_pass "$1: $secs s of reads racing mapping changes, every block its owner's"
 	else
 		ktap_test_fail "$1: $secs s of reads racing mapping changes, every block its owner's" \
@@ -58,6 +64,8 @@ phase() {
 	fi
 }
 
-ktap_set_plan 6
-phase "$fs dax=always" dax=always
-phase "$fs dax=inode, DAX flag toggled" dax=inode dax-flag
+ktap_set_plan 9
+phase "$fs dax=always" dax=always /dev/pmem0
+phase "$fs dax=inode, DAX flag toggled" dax=inode /dev/pmem0 dax-flag
+phase "$fs dax=always, read stopped after mapping, full, no journal" dax=always \
+	"-b 4096 -m 0 -O ^has_journal /dev/pmem0 16384" stall

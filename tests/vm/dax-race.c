@@ -1,34 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dax-race: readers and overwriters of DAX files against everything that
- * changes a file's block mapping meanwhile: truncate, hole punch, collapse
- * and insert range, the per-file DAX flag, and the extent status shrinker
- * (drop_caches, from a thread of its own). Every block written carries its
- * owner and offset, so a read that returns a freed block now owned by
- * another file, or a block of the wrong offset, or anything that is
- * neither a pattern nor zeros, is caught; so is an overwrite that lands in
- * a block the file no longer owns, when the new owner's block is read.
+ * dax-race: DAX reads and overwrites against every change of a file's
+ * block mapping that they must not see half done.
  *
- *   dax-race DIR SECONDS [dax-flag]
+ *   dax-race DIR SECONDS [dax-flag | stall]
  *
- * dax-flag: the mutator also toggles FS_XFLAG_DAX (mount with -o
- * dax=inode). Prints one line of counts; exit status 0 when every read was
- * good and every kind of change ran, 1 on a bad read or a failed call, 2 on
- * bad usage.
+ * Every block written carries its owner and offset (struct rec), so a read
+ * that returns a block of another file or offset, or anything that is
+ * neither such a pattern nor zeros, is caught.
+ *
+ * Default: two readers and an overwriter on four files, a thread running
+ * the extent status shrinker (drop_caches), and the main thread cycling
+ * through truncate, hole punch, collapse+insert range, drop_caches and a
+ * rewrite of a whole file as a tree of many extents. dax-flag: it also
+ * toggles FS_XFLAG_DAX (mount with -o dax=inode).
+ *
+ * stall: the deterministic test of the one rule a read without i_rwsem
+ * relies on, that a change which frees blocks first waits for the reads in
+ * flight. The file system is filled up but for a few blocks. A reader
+ * reads into a page registered with userfaultfd, so its copy stops at the
+ * page fault after the read has mapped its block; while it is stopped,
+ * the main thread truncates the file at that block and a scratch file
+ * takes every free block (the freed one among them) and writes its own
+ * pattern. The fault is answered when the truncate and the scratch write
+ * are done, or after 200 ms. A truncate that completes while the read is
+ * stopped fails the run, and so does the scratch pattern in the read.
+ *
+ * Prints one line of counts; exit status 0 when every read was good and
+ * every kind of change ran, 1 on a bad read or a failed call, 2 on bad
+ * usage.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
 #include <pthread.h>
-#include <stddef.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,16 +55,21 @@
 #define BLK	4096
 #define MAGIC	0x44415852u	/* "DAXR" */
 #define NREADERS 2
+#define SCRATCH	NFILES		/* fds[SCRATCH]: never read */
+#define RESERVE	32		/* blocks stall mode leaves free */
+#define HOT	16		/* stall mode reads the file's last blocks */
 
 struct rec {			/* repeated through a block; 0 is no value */
-	uint32_t magic, file, block, pad;	/* file + 1, block + 1 */
+	unsigned int magic, file, block, pad;	/* file + 1, block + 1 */
 };
 
-static int fds[NFILES];
+static int fds[NFILES + 1];
 /* per file: odd while its blocks are shifted (collapse, then insert) */
 static atomic_uint shifted[NFILES];
-/* collapse+insert of a file against its overwriter (which would write a
- * block's pattern at a shifted offset): held for reading by the overwriter */
+/*
+ * collapse+insert of a file against its overwriter (which would write a
+ * block's pattern at a shifted offset): held for reading by the overwriter
+ */
 static pthread_rwlock_t shift_lock[NFILES];
 static atomic_int stop;
 static atomic_ulong reads, strict_reads, overwrites, shrinks, bad;
@@ -54,6 +77,7 @@ static unsigned long ops[6];
 static const char *const op_names[6] = {
 	"truncate", "punch", "collapse+insert", "dax-flag", "drop_caches", "rewrite"
 };
+
 static int toggle_dax;
 
 static void fill(char *buf, unsigned int file, unsigned int block)
@@ -112,32 +136,41 @@ static unsigned int rnd(unsigned int *seed, unsigned int n)
 	return (*seed >> 8) % n;
 }
 
+/* a block read into buf: count it, check it */
+static void account(const char *buf, ssize_t n, unsigned int f, unsigned int b,
+		    int strict)
+{
+	char tail[BLK] = { 0 };
+
+	if (n < 0) {
+		perror("pread");
+		atomic_fetch_add(&bad, 1);
+		return;
+	}
+	if (n < BLK) {		/* past a truncated end: the rest reads as zeros */
+		memcpy(tail, buf, n);
+		buf = tail;
+	}
+	if (check(buf, f, b, strict)) {
+		report_bad(buf, f, b);
+		atomic_fetch_add(&bad, 1);
+	}
+	atomic_fetch_add(&reads, 1);
+	if (strict)
+		atomic_fetch_add(&strict_reads, 1);
+}
+
 static void *reader(void *arg)
 {
 	unsigned int seed = (unsigned int)(uintptr_t)arg * 7919u + 1;
 	char *buf = aligned_alloc(BLK, BLK);
 
-	while (!atomic_load(&stop)) {
+	while (!atomic_load(&stop) && !atomic_load(&bad)) {
 		unsigned int f = rnd(&seed, NFILES), b = rnd(&seed, NBLOCKS);
 		unsigned int s0 = atomic_load(&shifted[f]);
 		ssize_t n = pread(fds[f], buf, BLK, (off_t)b * BLK);
-		int strict;
 
-		if (n < 0) {
-			perror("pread");
-			atomic_fetch_add(&bad, 1);
-			break;
-		}
-		if (n < BLK)	/* past a truncated end */
-			memset(buf + n, 0, BLK - n);
-		strict = !(s0 & 1) && atomic_load(&shifted[f]) == s0;
-		if (check(buf, f, b, strict)) {
-			report_bad(buf, f, b);
-			atomic_fetch_add(&bad, 1);
-		}
-		atomic_fetch_add(&reads, 1);
-		if (strict)
-			atomic_fetch_add(&strict_reads, 1);
+		account(buf, n, f, b, !(s0 & 1) && atomic_load(&shifted[f]) == s0);
 	}
 	free(buf);
 	return NULL;
@@ -146,9 +179,10 @@ static void *reader(void *arg)
 /* rewrites blocks with the pattern they hold, in place: a DAX overwrite */
 static void *overwriter(void *arg)
 {
-	unsigned int seed = (unsigned int)(uintptr_t)arg * 104729u + 3;
+	unsigned int seed = 104729u;
 	char *buf = aligned_alloc(BLK, BLK);
 
+	(void)arg;
 	while (!atomic_load(&stop)) {
 		unsigned int f = rnd(&seed, NFILES), b = rnd(&seed, NBLOCKS);
 		ssize_t n;
@@ -168,14 +202,22 @@ static void *overwriter(void *arg)
 	return NULL;
 }
 
-static int drop_caches(void);
+static int shrink_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	int ret = fd < 0 || write(fd, "2", 1) != 1 ? -1 : 0;
+
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
 
 /* the extent status shrinker, over and over */
 static void *shrinker(void *arg)
 {
 	(void)arg;
 	while (!atomic_load(&stop)) {
-		if (drop_caches()) {
+		if (shrink_caches()) {
 			perror("drop_caches");
 			atomic_fetch_add(&bad, 1);
 			break;
@@ -186,14 +228,19 @@ static void *shrinker(void *arg)
 	return NULL;
 }
 
+/*
+ * writes blocks from..to-1 of file f (every step-th), or with down, from
+ * the last one down, so that blocks just freed come back at other offsets
+ */
 static int write_blocks(unsigned int f, unsigned int from, unsigned int to,
-			unsigned int step)
+			unsigned int step, int down)
 {
 	char *buf = aligned_alloc(BLK, BLK);
-	unsigned int b;
+	unsigned int i, b;
 	int ret = 0;
 
-	for (b = from; b < to && !ret; b += step) {
+	for (i = 0; from + i < to && !ret; i += step) {
+		b = down ? to - 1 - i : from + i;
 		fill(buf, f, b);
 		if (pwrite(fds[f], buf, BLK, (off_t)b * BLK) != BLK) {
 			perror("pwrite");
@@ -217,16 +264,6 @@ static int set_dax_flag(int fd, int on)
 	return ioctl(fd, FS_IOC_FSSETXATTR, &fa);
 }
 
-static int drop_caches(void)
-{
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-	int ret = fd < 0 || write(fd, "2", 1) != 1 ? -1 : 0;
-
-	if (fd >= 0)
-		close(fd);
-	return ret;
-}
-
 /* one change of file f's mapping, then its pattern written back */
 static int mutate(unsigned int *seed, unsigned int op)
 {
@@ -238,11 +275,11 @@ static int mutate(unsigned int *seed, unsigned int op)
 	case 0:
 		if (ftruncate(fds[f], o))
 			return perror("ftruncate"), -1;
-		return write_blocks(f, at, NBLOCKS, 1);
+		return write_blocks(f, at, NBLOCKS, 1, 0);
 	case 1:
 		if (fallocate(fds[f], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, o, l))
 			return perror("punch"), -1;
-		return write_blocks(f, at, at + len, 1);
+		return write_blocks(f, at, at + len, 1, 0);
 	case 2:
 		pthread_rwlock_wrlock(&shift_lock[f]);
 		atomic_fetch_add(&shifted[f], 1);
@@ -254,7 +291,7 @@ static int mutate(unsigned int *seed, unsigned int op)
 		}
 		atomic_fetch_add(&shifted[f], 1);
 		pthread_rwlock_unlock(&shift_lock[f]);
-		return write_blocks(f, at, at + len, 1);
+		return write_blocks(f, at, at + len, 1, 0);
 	case 3:
 		if (!toggle_dax)
 			return 1;
@@ -262,7 +299,7 @@ static int mutate(unsigned int *seed, unsigned int op)
 			return perror("FS_IOC_FSSETXATTR"), -1;
 		return 0;
 	case 4:
-		if (drop_caches())
+		if (shrink_caches())
 			return perror("drop_caches"), -1;
 		return 0;
 	default:
@@ -270,58 +307,288 @@ static int mutate(unsigned int *seed, unsigned int op)
 		if (fallocate(fds[f], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			      0, (off_t)NBLOCKS * BLK))
 			return perror("punch all"), -1;
-		return write_blocks(f, 0, NBLOCKS, 2) ?: write_blocks(f, 1, NBLOCKS, 2);
+		return write_blocks(f, 0, NBLOCKS, 2, 0) ?:
+			write_blocks(f, 1, NBLOCKS, 2, 0);
 	}
+}
+
+/* ---- stall mode ---------------------------------------------------------- */
+
+static int uffd;
+static char *stall_pages;
+#define STALL_PAGES 64
+static pthread_mutex_t stall_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stall_cv = PTHREAD_COND_INITIALIZER;
+/*
+ * a read is stopped at its fault (request, numbered by stall_seq), the
+ * change made for that stop is done (done)
+ */
+static int stall_request, stall_done;
+static unsigned long stall_seq;
+static atomic_uint stall_block;
+static unsigned long stalls, changed_in_stall, waited_out;
+
+/* all free space but RESERVE blocks goes to a file of its own */
+static int fill_free(const char *dir)
+{
+	off_t size = 0, chunk = 256 * (off_t)BLK;
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/race.fill", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		perror(path);
+		return -1;
+	}
+	while (chunk >= BLK) {
+		if (!fallocate(fd, 0, size, chunk))
+			size += chunk;
+		else if (errno == ENOSPC)
+			chunk /= 2;
+		else
+			return perror("fallocate fill"), -1;
+	}
+	if (size < RESERVE * BLK || ftruncate(fd, size - RESERVE * BLK)) {
+		perror("fill: ftruncate");
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * the scratch file takes every free block in one write, then gives them
+ * back; freed blocks keep the scratch pattern
+ */
+static int scratch_cycle(void)
+{
+	size_t n = 4 * RESERVE + NBLOCKS, b;
+	char *buf = aligned_alloc(BLK, n * BLK);
+	int ret = 0;
+
+	for (b = 0; b < n; b++)
+		fill(buf + b * BLK, SCRATCH, b);
+	if (pwrite(fds[SCRATCH], buf, n * BLK, 0) < 0 && errno != ENOSPC) {
+		perror("scratch pwrite");
+		ret = -1;
+	}
+	if (ftruncate(fds[SCRATCH], 0)) {
+		perror("scratch ftruncate");
+		ret = -1;
+	}
+	free(buf);
+	return ret;
+}
+
+static void *stall_reader(void *arg)
+{
+	unsigned int seed = 31, i = 0;
+
+	(void)arg;
+	while (!atomic_load(&stop) && !atomic_load(&bad)) {
+		char *page = stall_pages + (size_t)(i++ % STALL_PAGES) * BLK;
+		unsigned int b = NBLOCKS - HOT + rnd(&seed, HOT);
+		ssize_t n;
+
+		/* the page must fault: a missing page of the registered range */
+		madvise(page, BLK, MADV_DONTNEED);
+		atomic_store(&stall_block, b);
+		n = pread(fds[0], page, BLK, (off_t)b * BLK);
+		account(page, n, 0, b, 1);
+	}
+	return NULL;
+}
+
+/* answers each fault once the change is done, or after 200 ms */
+static void *stall_handler(void *arg)
+{
+	struct pollfd pfd = { .fd = uffd, .events = POLLIN };
+	struct uffd_msg msg;
+	struct timespec until;
+
+	(void)arg;
+	while (!atomic_load(&stop) || stall_request) {
+		struct uffdio_zeropage zp;
+
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		if (read(uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+		    msg.event != UFFD_EVENT_PAGEFAULT)
+			continue;
+		pthread_mutex_lock(&stall_mu);
+		stall_request = 1;
+		stall_done = 0;
+		stall_seq++;
+		pthread_cond_broadcast(&stall_cv);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 200 * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		while (!stall_done &&
+		       !pthread_cond_timedwait(&stall_cv, &stall_mu, &until))
+			;
+		stalls++;
+		if (stall_done)
+			changed_in_stall++;
+		else
+			waited_out++;
+		stall_request = 0;
+		pthread_mutex_unlock(&stall_mu);
+		zp.range.start = msg.arg.pagefault.address & ~(uint64_t)(BLK - 1);
+		zp.range.len = BLK;
+		zp.mode = 0;
+		if (ioctl(uffd, UFFDIO_ZEROPAGE, &zp) && errno != EEXIST) {
+			perror("UFFDIO_ZEROPAGE");
+			atomic_fetch_add(&bad, 1);
+		}
+	}
+	return NULL;
+}
+
+static int stall_setup(const char *dir)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+
+	if (fill_free(dir))
+		return -1;
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
+		perror("userfaultfd");
+		return -1;
+	}
+	stall_pages = mmap(NULL, (size_t)STALL_PAGES * BLK, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (stall_pages == MAP_FAILED) {
+		perror("mmap");
+		return -1;
+	}
+	reg.range.start = (uintptr_t)stall_pages;
+	reg.range.len = (size_t)STALL_PAGES * BLK;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg)) {
+		perror("UFFDIO_REGISTER");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * one stopped read: truncate at its block, the scratch file takes the
+ * freed blocks, the fault is answered, the file is written back
+ */
+static int stall_change(void)
+{
+	struct timespec until;
+	unsigned long seq;
+	unsigned int at;
+	int req;
+
+	pthread_mutex_lock(&stall_mu);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += 100 * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (!stall_request &&
+	       !pthread_cond_timedwait(&stall_cv, &stall_mu, &until))
+		;
+	req = stall_request;
+	seq = stall_seq;
+	pthread_mutex_unlock(&stall_mu);
+	if (!req)
+		return 1;
+	at = atomic_load(&stall_block);
+	if (ftruncate(fds[0], (off_t)at * BLK))
+		return perror("ftruncate"), -1;
+	if (scratch_cycle())
+		return -1;
+	pthread_mutex_lock(&stall_mu);
+	/* only the stop this change was made for: not a later read's */
+	if (stall_request && stall_seq == seq) {
+		stall_done = 1;
+		pthread_cond_broadcast(&stall_cv);
+	}
+	pthread_mutex_unlock(&stall_mu);
+	return write_blocks(0, at, NBLOCKS, 1, 1);
 }
 
 int main(int argc, char **argv)
 {
 	pthread_t th[NREADERS + 2];
-	unsigned int seed = 12345, i, f;
-	time_t end;
+	unsigned int seed = 12345, i, f, nth = 0;
+	int ret, failed = 0, stall;
 	char path[4096];
-	int ret, failed = 0;
+	time_t end;
 
 	if (argc < 3 || argc > 4 || atoi(argv[2]) <= 0 ||
-	    (argc == 4 && strcmp(argv[3], "dax-flag"))) {
-		fprintf(stderr, "usage: dax-race DIR SECONDS [dax-flag]\n");
+	    (argc == 4 && strcmp(argv[3], "dax-flag") && strcmp(argv[3], "stall"))) {
+		fprintf(stderr, "usage: dax-race DIR SECONDS [dax-flag | stall]\n");
 		return 2;
 	}
-	toggle_dax = argc == 4;
-	for (f = 0; f < NFILES; f++) {
-		pthread_rwlock_init(&shift_lock[f], NULL);
+	toggle_dax = argc == 4 && !strcmp(argv[3], "dax-flag");
+	stall = argc == 4 && !strcmp(argv[3], "stall");
+	for (f = 0; f <= NFILES; f++) {
 		snprintf(path, sizeof(path), "%s/race.%u", argv[1], f);
 		fds[f] = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 		if (fds[f] < 0 || (toggle_dax && set_dax_flag(fds[f], 1))) {
 			perror(path);
 			return 1;
 		}
+		pthread_rwlock_init(&shift_lock[f % NFILES], NULL);
 		/* interleaved: each file a tree of many small extents */
-		if (write_blocks(f, 0, NBLOCKS, 2) || write_blocks(f, 1, NBLOCKS, 2))
+		if (f < NFILES && (write_blocks(f, 0, NBLOCKS, 2, 0) ||
+				   write_blocks(f, 1, NBLOCKS, 2, 0)))
 			return 1;
 	}
-	for (i = 0; i < NREADERS; i++)
-		pthread_create(&th[i], NULL, reader, (void *)(uintptr_t)i);
-	pthread_create(&th[i++], NULL, overwriter, NULL);
-	pthread_create(&th[i], NULL, shrinker, NULL);
+	if (stall) {
+		if (stall_setup(argv[1]))
+			return 1;
+		pthread_create(&th[nth++], NULL, stall_reader, NULL);
+		pthread_create(&th[nth++], NULL, stall_handler, NULL);
+	} else {
+		for (i = 0; i < NREADERS; i++)
+			pthread_create(&th[nth++], NULL, reader, (void *)(uintptr_t)i);
+		pthread_create(&th[nth++], NULL, overwriter, NULL);
+		pthread_create(&th[nth++], NULL, shrinker, NULL);
+	}
 	end = time(NULL) + atoi(argv[2]);
 	for (i = 0; time(NULL) < end && !atomic_load(&bad); i++) {
 		unsigned int op = i % 6;
 
-		ret = mutate(&seed, op);
+		ret = stall ? stall_change() : mutate(&seed, op);
 		if (ret < 0) {
 			failed = 1;
 			break;
 		}
 		if (ret == 0)
-			ops[op]++;
+			ops[stall ? 0 : op]++;
 	}
 	atomic_store(&stop, 1);
-	for (i = 0; i < NREADERS + 2; i++)
+	for (i = 0; i < nth; i++)
 		pthread_join(th[i], NULL);
-	printf("reads %lu (offset checked %lu) bad %lu; overwrites %lu shrinks %lu;",
-	       atomic_load(&reads), atomic_load(&strict_reads), atomic_load(&bad),
-	       atomic_load(&overwrites), atomic_load(&shrinks));
+	printf("reads %lu (offset checked %lu) bad %lu;",
+	       atomic_load(&reads), atomic_load(&strict_reads), atomic_load(&bad));
+	if (stall) {
+		printf(" stalled reads %lu, truncated under a stalled read %lu, drained %lu\n",
+		       stalls, changed_in_stall, waited_out);
+		if (changed_in_stall)
+			fprintf(stderr,
+				"a truncate completed under a read stopped after mapping\n");
+		if (failed || atomic_load(&bad) || changed_in_stall)
+			return 1;
+		if (!waited_out) {
+			fprintf(stderr, "no read was stopped\n");
+			return 1;
+		}
+		return 0;
+	}
+	printf(" overwrites %lu shrinks %lu;", atomic_load(&overwrites),
+	       atomic_load(&shrinks));
 	for (i = 0; i < 6; i++)
 		printf(" %s %lu", op_names[i], ops[i]);
 	printf("\n");
