@@ -23,13 +23,8 @@ mkdir -p "$mnt"
 secs=15
 [ "$(boot_param ext4x_long)" = 1 ] && secs=120
 boot_param_int secs ext4x_race_secs 1 86400
-fs=$(boot_param ext4x_race_fs)
-fs=${fs:-ext4x}
-case $fs in ext4 | ext4x) ;; *)
-	ktap_test_fail "ext4x_race_fs=$fs" "want ext4 or ext4x"
-	exit 1
-	;;
-esac
+fs=ext4x
+boot_param_fs fs ext4x_race_fs
 modprobe "$fs" || {
 	ktap_test_fail "modprobe $fs" "$(ktap_dmesg | tail -n 10)"
 	exit 1

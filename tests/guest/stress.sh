@@ -17,13 +17,8 @@ mkdir -p "$mnt"
 secs=12
 [ "$(boot_param ext4x_long)" = 1 ] && secs=300
 boot_param_int secs ext4x_stress_secs 1 86400
-fs=$(boot_param ext4x_stress_fs)
-fs=${fs:-ext4x}
-case $fs in ext4 | ext4x) ;; *)
-	ktap_test_fail "ext4x_stress_fs=$fs" "want ext4 or ext4x"
-	exit 1
-	;;
-esac
+fs=ext4x
+boot_param_fs fs ext4x_stress_fs
 
 if ! command -v stress-ng >/dev/null; then
 	ktap_test_skip "stress-ng" "not in the guest image"

@@ -328,6 +328,17 @@ static unsigned long stall_seq;
 static atomic_uint stall_block;
 static unsigned long stalls, changed_in_stall, waited_out;
 
+/* ms milliseconds from now, for pthread_cond_timedwait() */
+static void deadline(struct timespec *until, long ms)
+{
+	clock_gettime(CLOCK_REALTIME, until);
+	until->tv_nsec += ms * 1000000L;
+	if (until->tv_nsec >= 1000000000L) {
+		until->tv_sec++;
+		until->tv_nsec -= 1000000000L;
+	}
+}
+
 /* all free space but RESERVE blocks goes to a file of its own */
 static int fill_free(const char *dir)
 {
@@ -421,12 +432,7 @@ static void *stall_handler(void *arg)
 		stall_done = 0;
 		stall_seq++;
 		pthread_cond_broadcast(&stall_cv);
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 200 * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		deadline(&until, 200);
 		while (!stall_done &&
 		       !pthread_cond_timedwait(&stall_cv, &stall_mu, &until))
 			;
@@ -488,12 +494,7 @@ static int stall_change(void)
 	int req;
 
 	pthread_mutex_lock(&stall_mu);
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += 100 * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	deadline(&until, 100);
 	while (!stall_request &&
 	       !pthread_cond_timedwait(&stall_cv, &stall_mu, &until))
 		;

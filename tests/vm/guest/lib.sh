@@ -54,6 +54,21 @@ boot_param_int() {
 	eval "$1=\$_bp"
 }
 
+# boot_param_fs VAR NAME: when the kernel command line has NAME, set VAR
+# to its value, the file system a test runs on: ext4x, or stock ext4 to
+# tell ext4x's behaviour from the kernel's. Any other value fails the file.
+boot_param_fs() {
+	_bp=$(boot_param "$2")
+	case $_bp in
+	'') ;;
+	ext4 | ext4x) eval "$1=\$_bp" ;;
+	*)
+		ktap_test_fail "$2=$_bp" "want ext4 or ext4x"
+		exit 1
+		;;
+	esac
+}
+
 # ktap_export_file PATH NAME: hand a file to the host. run-guest.sh decodes
 # it into its --results directory as NAME ([A-Za-z0-9._-] only).
 ktap_export_file() {
