@@ -126,9 +126,9 @@ fi
 # (-no-reboot); with --reboot the next boot is a new QEMU on the same
 # NVDIMM file and serial log. Not a reset inside one QEMU: once in about
 # a hundred such reboots the stock kernel died 1.7 s into the boot of an
-# int3 trap left by its own code patching (QEMU 7.2, multi-threaded TCG),
-# which no fresh QEMU has shown (docs/NOTES.md).
-boots=0
+# int3 trap left by its own code patching (QEMU 7.2, multi-threaded TCG);
+# fresh QEMUs have met it far more rarely (docs/NOTES.md).
+boots=0 int3_retried=0
 while :; do
 	boots=$((boots + 1))
 	from=$(stat -c %s "$log")
@@ -148,6 +148,21 @@ while :; do
 	qrc=0
 	wait "$qpid" || qrc=$?
 	qpid=''
+	# The emulator fault of docs/NOTES.md, in a fresh QEMU too: the stock
+	# kernel dies of an int3 trap left by its own code patching before
+	# /init has printed its banner, so nothing of ours has run. Once per
+	# run, that boot's log is set aside and the guest boots again.
+	if [ "$int3_retried" = 0 ] &&
+		tail -c +$((from + 1)) "$log" | tr -d '\r' |
+		awk '/^ext4x-guest: booted/ { b = 1 } /Oops: int3/ { o = 1 }
+			END { exit !(o && !b) }'; then
+		int3_retried=1
+		tail -c +$((from + 1)) "$log" >"$log.int3"
+		truncate -s "$from" "$log"
+		info "the kernel died of an int3 trap before /init (QEMU TCG, docs/NOTES.md); its log: $log.int3; booting again"
+		boots=$((boots - 1))
+		continue
+	fi
 	if [ "$reboot" = 0 ] || [ "$qrc" != 0 ] || [ "$boots" -ge 1000 ]; then
 		break
 	fi
@@ -177,6 +192,7 @@ status=0
 if [ -n "$results" ]; then
 	mkdir -p "$results"
 	cp "$log" "$results/serial.log"
+	[ ! -f "$log.int3" ] || cp "$log.int3" "$results/serial.int3.log"
 	# A garbled transfer is reported but does not fail the run: the test
 	# that needs the file notices its absence.
 	"$here/extract-files.sh" "$log" "$results" ||
