@@ -49,14 +49,7 @@ phase() {
 			"$(head -n 20 "$KTAP_TMP/out")"
 	fi
 	sed 's/^/# /' "$KTAP_TMP/out" | head -n 3
-	umount "$mnt" || { ktap_test_fail "$1: umount" "$(grep " $mnt " /proc/mounts)"; return 1; }
-	ktap_check "$1: e2fsck -fn clean" /sbin/e2fsck -fn /dev/pmem0
-	if ! ktap_kernel_clean "EXT4-fs error|EXT4-fs warning" >"$KTAP_TMP/k"; then
-		ktap_test_fail "$1: no WARN, BUG, oops or ext4 error in the kernel log" \
-			"$(head -n 30 "$KTAP_TMP/k")"
-	else
-		ktap_test_pass "$1: no WARN, BUG, oops or ext4 error in the kernel log"
-	fi
+	ktap_fs_clean "$1" "$mnt"
 }
 
 ktap_set_plan 9

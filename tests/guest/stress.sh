@@ -80,14 +80,7 @@ phase() {
 			"$(grep -iE 'err|fail|verify' "$KTAP_TMP/fio" | head -n 10)" \
 			"$(df -k "$mnt")"
 	fi
-	umount "$mnt" || { ktap_test_fail "$_m: umount" "$(grep " $mnt " /proc/mounts)"; return 1; }
-	ktap_check "$_m: e2fsck -fn clean" /sbin/e2fsck -fn /dev/pmem0
-	if ! ktap_kernel_clean "EXT4-fs error|EXT4-fs warning" >"$KTAP_TMP/k"; then
-		ktap_test_fail "$_m: no WARN, BUG, oops or ext4 error in the kernel log" \
-			"$(head -n 30 "$KTAP_TMP/k")"
-	else
-		ktap_test_pass "$_m: no WARN, BUG, oops or ext4 error in the kernel log"
-	fi
+	ktap_fs_clean "$_m" "$mnt"
 }
 
 phase dax dax

@@ -540,10 +540,12 @@ int main(int argc, char **argv)
 			perror(path);
 			return 1;
 		}
-		pthread_rwlock_init(&shift_lock[f % NFILES], NULL);
+		if (f == SCRATCH)
+			continue;
+		pthread_rwlock_init(&shift_lock[f], NULL);
 		/* interleaved: each file a tree of many small extents */
-		if (f < NFILES && (write_blocks(f, 0, NBLOCKS, 2, 0) ||
-				   write_blocks(f, 1, NBLOCKS, 2, 0)))
+		if (write_blocks(f, 0, NBLOCKS, 2, 0) ||
+		    write_blocks(f, 1, NBLOCKS, 2, 0))
 			return 1;
 	}
 	if (stall) {

@@ -99,6 +99,7 @@ trap 'exit 130' INT TERM
 [ -n "$log" ] || log=$work/serial.log
 mkdir -p "$(dirname "$log")"
 : >"$log"
+rm -f "$log.int3"
 
 # One guest at a time: two TCG guests on a 2-core host starve each other
 # into timeouts and make every number they print meaningless.

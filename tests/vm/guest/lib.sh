@@ -69,6 +69,21 @@ boot_param_fs() {
 	esac
 }
 
+# ktap_fs_clean NAME MNT: unmount MNT (the file system on /dev/pmem0),
+# then two results: e2fsck -fn finds it clean, and the kernel logged no
+# WARN, BUG, oops or ext4 error or warning. Returns 1 if MNT would not
+# unmount (one result for that instead).
+ktap_fs_clean() {
+	umount "$2" || { ktap_test_fail "$1: umount" "$(grep " $2 " /proc/mounts)"; return 1; }
+	ktap_check "$1: e2fsck -fn clean" /sbin/e2fsck -fn /dev/pmem0
+	if ! ktap_kernel_clean "EXT4-fs error|EXT4-fs warning" >"$KTAP_TMP/k"; then
+		ktap_test_fail "$1: no WARN, BUG, oops or ext4 error in the kernel log" \
+			"$(head -n 30 "$KTAP_TMP/k")"
+	else
+		ktap_test_pass "$1: no WARN, BUG, oops or ext4 error in the kernel log"
+	fi
+}
+
 # ktap_export_file PATH NAME: hand a file to the host. run-guest.sh decodes
 # it into its --results directory as NAME ([A-Za-z0-9._-] only).
 ktap_export_file() {
