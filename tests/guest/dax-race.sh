@@ -10,6 +10,13 @@
 # once), a read is stopped by userfaultfd after it has mapped its block,
 # and a truncate at that block must not complete until the read does (the
 # read would otherwise copy a block the scratch file has taken meanwhile).
+# A fourth phase, without a journal (faster allocating writes), writes a
+# file back from its last block down while a reader reads it, so the extent
+# status entry the reader looks up grows at its front in place. The fifth is deterministic too: a DAX write is stopped in its
+# copy, holding i_rwsem, and an overwrite of another block of the file
+# must complete meanwhile when the stopped write is an overwrite (ext4x:
+# i_rwsem shared), and must not when it extends the file, fills a hole,
+# converts an unwritten extent or goes to a setuid file (exclusive).
 # After each phase e2fsck -fn must be clean and the kernel log free of
 # WARN, BUG, oops and ext4 errors. Each phase runs 15 s (ext4x_long=1:
 # 120 s; ext4x_race_secs=N: N s); ext4x_race_fs=ext4 runs it on stock ext4.
@@ -30,7 +37,7 @@ modprobe "$fs" || {
 	exit 1
 }
 
-# phase NAME MOUNTOPTS MKFSOPTS [dax-flag | stall]
+# phase NAME MOUNTOPTS MKFSOPTS [MODE]: MODE as dax-race takes it
 phase() {
 	# shellcheck disable=SC2086 # MKFSOPTS: options, then a size
 	mke2fs -q -F -t ext4 $3 || {
@@ -43,17 +50,25 @@ phase() {
 	fi
 	dmesg -c >/dev/null
 	if dax-race "$mnt" "$secs" $4 >"$KTAP_TMP/out" 2>&1; then
-		ktap_test_pass "$1: $secs s of reads racing mapping changes, every block its owner's"
+		ktap_test_pass "$1: $secs s of I/O racing mapping changes, every block its owner's"
 	else
-		ktap_test_fail "$1: $secs s of reads racing mapping changes, every block its owner's" \
+		ktap_test_fail "$1: $secs s of I/O racing mapping changes, every block its owner's" \
 			"$(head -n 20 "$KTAP_TMP/out")"
 	fi
 	sed 's/^/# /' "$KTAP_TMP/out" | head -n 3
 	ktap_fs_clean "$1" "$mnt"
 }
 
-ktap_set_plan 9
+# stock ext4 takes i_rwsem exclusive for every DAX write
+write_stall=write-stall
+[ "$fs" = ext4 ] && write_stall=write-stall-exclusive
+
+ktap_set_plan 15
 phase "$fs dax=always" dax=always /dev/pmem0
 phase "$fs dax=inode, DAX flag toggled" dax=inode /dev/pmem0 dax-flag
 phase "$fs dax=always, read stopped after mapping, full, no journal" dax=always \
 	"-b 4096 -m 0 -O ^has_journal /dev/pmem0 16384" stall
+phase "$fs dax=always, a file written back from its end down, no journal" \
+	dax=always "-O ^has_journal /dev/pmem0" es-merge
+phase "$fs dax=always, write stopped in its copy" dax=always /dev/pmem0 \
+	"$write_stall"

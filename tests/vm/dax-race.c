@@ -3,7 +3,8 @@
  * dax-race: DAX reads and overwrites against every change of a file's
  * block mapping that they must not see half done.
  *
- *   dax-race DIR SECONDS [dax-flag | stall]
+ *   dax-race DIR SECONDS [dax-flag | es-merge | stall |
+ *                         write-stall | write-stall-exclusive]
  *
  * Every block written carries its owner and offset (struct rec), so a read
  * that returns a block of another file or offset, or anything that is
@@ -14,6 +15,16 @@
  * through truncate, hole punch, collapse+insert range, drop_caches and a
  * rewrite of a whole file as a tree of many extents. dax-flag: it also
  * toggles FS_XFLAG_DAX (mount with -o dax=inode).
+ *
+ * es-merge: the main thread punches file 0 whole and writes it back from
+ * its last block down, over and over. Each block is allocated just before
+ * the one written before it, so the extent status entry of the written
+ * part grows at its front in place: its first block and its physical
+ * block change under a lookup that takes no lock, which must see both old
+ * or both new. One reader reads 16-byte records of that part, so that a
+ * read is mostly its lookup. The run fails if the rewrites leave more
+ * than NBLOCKS / 8 extents (blocks not allocated downwards: the mode
+ * would test nothing).
  *
  * stall: the deterministic test of the one rule a read without i_rwsem
  * relies on, that a change which frees blocks first waits for the reads in
@@ -26,6 +37,16 @@
  * are done, or after 200 ms. A truncate that completes while the read is
  * stopped fails the run, and so does the scratch pattern in the read.
  *
+ * write-stall: the deterministic test of which DAX writes run under a
+ * shared i_rwsem. A writer's source page is registered with userfaultfd,
+ * so the write stops while it holds i_rwsem, in its copy. Meanwhile the
+ * main thread overwrites another block of that file. Under an overwrite
+ * of written blocks inside the size (i_rwsem shared) that must complete;
+ * under a write that extends the file, fills a hole, converts an
+ * unwritten extent or is made to a setuid file (i_rwsem exclusive) it
+ * must not. write-stall-exclusive: as stock ext4 does, no stopped write
+ * lets the other complete.
+ *
  * Prints one line of counts; exit status 0 when every read was good and
  * every kind of change ran, 1 on a bad read or a failed call, 2 on bad
  * usage.
@@ -34,6 +55,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
@@ -46,6 +68,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -73,10 +96,17 @@ static atomic_uint shifted[NFILES];
 static pthread_rwlock_t shift_lock[NFILES];
 static atomic_int stop;
 static atomic_ulong reads, strict_reads, overwrites, shrinks, bad;
-static unsigned long ops[6];
-static const char *const op_names[6] = {
-	"truncate", "punch", "collapse+insert", "dax-flag", "drop_caches", "rewrite"
+#define NOPS	7
+#define OP_DOWN	6		/* the es-merge mode's one change */
+static unsigned long ops[NOPS];
+static const char *const op_names[NOPS] = {
+	"truncate", "punch", "collapse+insert", "dax-flag", "drop_caches",
+	"rewrite", "rewrite-down"
 };
+/* extents a file had after its last rewrite from the last block down */
+static unsigned long down_extents;
+/* per file: blocks from here on are written (a rewrite down publishes it) */
+static atomic_uint down_front[NFILES];
 
 static int toggle_dax;
 
@@ -176,6 +206,40 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/*
+ * es-merge: one record of a block of file 0's written part, the part
+ * whose extent status entry grows at its front: a read of 16 bytes, so
+ * that the lookup is most of what a read costs
+ */
+static void *merge_reader(void *arg)
+{
+	unsigned int seed = 7, k, b, r;
+	struct rec want, got;
+	ssize_t n;
+
+	(void)arg;
+	while (!atomic_load(&stop) && !atomic_load(&bad)) {
+		k = atomic_load(&down_front[0]);
+		if (k + 1 >= NBLOCKS)
+			continue;
+		b = k + 1 + rnd(&seed, NBLOCKS - k - 1);
+		r = rnd(&seed, BLK / sizeof(got));
+		n = pread(fds[0], &got, sizeof(got), (off_t)b * BLK + r * sizeof(got));
+		want = (struct rec){ MAGIC, 1, b + 1, 0 };
+		/* zeros: the file was punched again since k was read */
+		if (n != sizeof(got) ||
+		    (memcmp(&got, &want, sizeof(got)) &&
+		     (got.magic || got.file || got.block || got.pad))) {
+			fprintf(stderr, "bad read: file 0 block %u: %zd bytes, magic %#x file+1 %u block+1 %u\n",
+				b, n, got.magic, got.file, got.block);
+			atomic_fetch_add(&bad, 1);
+		}
+		atomic_fetch_add(&reads, 1);
+		atomic_fetch_add(&strict_reads, 1);
+	}
+	return NULL;
+}
+
 /* rewrites blocks with the pattern they hold, in place: a DAX overwrite */
 static void *overwriter(void *arg)
 {
@@ -264,6 +328,51 @@ static int set_dax_flag(int fd, int on)
 	return ioctl(fd, FS_IOC_FSSETXATTR, &fa);
 }
 
+/* the number of extents of file f, or -1 */
+static long count_extents(unsigned int f)
+{
+	struct fiemap fm = { .fm_length = FIEMAP_MAX_OFFSET };
+
+	if (ioctl(fds[f], FS_IOC_FIEMAP, &fm))
+		return perror("FS_IOC_FIEMAP"), -1;
+	return fm.fm_mapped_extents;
+}
+
+/*
+ * file f punched whole, then written from its last block down, each
+ * block allocated just before the one written before it: the extent
+ * status entry of the written part grows at its front
+ */
+static int rewrite_down(unsigned int f)
+{
+	char *buf = aligned_alloc(BLK, BLK);
+	unsigned int b = NBLOCKS;
+	long n;
+
+	atomic_store(&down_front[f], NBLOCKS);
+	if (fallocate(fds[f], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      0, (off_t)NBLOCKS * BLK)) {
+		perror("punch all");
+		b = 0;
+	}
+	while (b-- > 0) {
+		fill(buf, f, b);
+		if (pwrite(fds[f], buf, BLK, (off_t)b * BLK) != BLK) {
+			perror("pwrite");
+			break;
+		}
+		atomic_store(&down_front[f], b);
+	}
+	free(buf);
+	if (atomic_load(&down_front[f]))
+		return -1;
+	n = count_extents(f);
+	if (n < 0)
+		return -1;
+	down_extents = n;
+	return 0;
+}
+
 /* one change of file f's mapping, then its pattern written back */
 static int mutate(unsigned int *seed, unsigned int op)
 {
@@ -302,13 +411,15 @@ static int mutate(unsigned int *seed, unsigned int op)
 		if (shrink_caches())
 			return perror("drop_caches"), -1;
 		return 0;
-	default:
+	case 5:
 		/* every other block anew: a fragmented tree of many extents */
 		if (fallocate(fds[f], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			      0, (off_t)NBLOCKS * BLK))
 			return perror("punch all"), -1;
 		return write_blocks(f, 0, NBLOCKS, 2, 0) ?:
 			write_blocks(f, 1, NBLOCKS, 2, 0);
+	default:
+		return rewrite_down(f);
 	}
 }
 
@@ -320,13 +431,21 @@ static char *stall_pages;
 static pthread_mutex_t stall_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t stall_cv = PTHREAD_COND_INITIALIZER;
 /*
- * a read is stopped at its fault (request, numbered by stall_seq), the
+ * an I/O is stopped at its fault (request, numbered by stall_seq), the
  * change made for that stop is done (done)
  */
 static int stall_request, stall_done;
 static unsigned long stall_seq;
-static atomic_uint stall_block;
+static atomic_uint stall_file, stall_block, stall_kind;
 static unsigned long stalls, changed_in_stall, waited_out;
+
+/* write-stall: the kinds of stopped write, and what each let through */
+enum { W_OVERWRITE, W_EXTEND, W_HOLE, W_UNWRITTEN, W_SETUID, W_KINDS };
+static const char *const wkind_names[W_KINDS] = {
+	"overwrite", "extend", "hole", "unwritten", "setuid"
+};
+static unsigned long wstalls[W_KINDS], wbeside[W_KINDS];
+static int write_stall, shared_overwrites;
 
 /* ms milliseconds from now, for pthread_cond_timedwait() */
 static void deadline(struct timespec *until, long ms)
@@ -334,8 +453,8 @@ static void deadline(struct timespec *until, long ms)
 	clock_gettime(CLOCK_REALTIME, until);
 	until->tv_nsec += ms * 1000000L;
 	if (until->tv_nsec >= 1000000000L) {
-		until->tv_sec++;
-		until->tv_nsec -= 1000000000L;
+		until->tv_sec += until->tv_nsec / 1000000000L;
+		until->tv_nsec %= 1000000000L;
 	}
 }
 
@@ -392,18 +511,25 @@ static int scratch_cycle(void)
 	return ret;
 }
 
+/* the next page of the registered range, made missing so that it faults */
+static char *stall_page(unsigned int i)
+{
+	char *page = stall_pages + (size_t)(i % STALL_PAGES) * BLK;
+
+	madvise(page, BLK, MADV_DONTNEED);
+	return page;
+}
+
 static void *stall_reader(void *arg)
 {
 	unsigned int seed = 31, i = 0;
 
 	(void)arg;
 	while (!atomic_load(&stop) && !atomic_load(&bad)) {
-		char *page = stall_pages + (size_t)(i++ % STALL_PAGES) * BLK;
+		char *page = stall_page(i++);
 		unsigned int b = NBLOCKS - HOT + rnd(&seed, HOT);
 		ssize_t n;
 
-		/* the page must fault: a missing page of the registered range */
-		madvise(page, BLK, MADV_DONTNEED);
 		atomic_store(&stall_block, b);
 		n = pread(fds[0], page, BLK, (off_t)b * BLK);
 		account(page, n, 0, b, 1);
@@ -411,28 +537,93 @@ static void *stall_reader(void *arg)
 	return NULL;
 }
 
-/* answers each fault once the change is done, or after 200 ms */
+/* block b of file f made what a write of this kind needs to find there */
+static int wstall_prepare(unsigned int kind, unsigned int f, unsigned int b)
+{
+	off_t o = (off_t)b * BLK;
+
+	switch (kind) {
+	case W_EXTEND:
+		if (ftruncate(fds[f], o))
+			return perror("ftruncate"), -1;
+		return 0;
+	case W_HOLE:
+	case W_UNWRITTEN:
+		if (fallocate(fds[f], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, o, BLK))
+			return perror("punch"), -1;
+		if (kind == W_UNWRITTEN &&
+		    fallocate(fds[f], FALLOC_FL_KEEP_SIZE, o, BLK))
+			return perror("fallocate"), -1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * writes of every kind in turn, each from a missing page: it stops in its
+ * copy, holding i_rwsem. Never block 0, which the main thread overwrites.
+ * File 1 is setuid.
+ */
+static void *stall_writer(void *arg)
+{
+	unsigned int seed = 37, i = 0;
+
+	(void)arg;
+	while (!atomic_load(&stop) && !atomic_load(&bad)) {
+		unsigned int kind = i % W_KINDS, f = kind == W_SETUID;
+		unsigned int b = 1 + rnd(&seed, NBLOCKS - 1);
+		char *page = stall_page(i++);
+
+		if (wstall_prepare(kind, f, b))
+			break;
+		atomic_store(&stall_file, f);
+		atomic_store(&stall_block, b);
+		atomic_store(&stall_kind, kind);
+		if (pwrite(fds[f], page, BLK, (off_t)b * BLK) != BLK) {
+			perror("stopped pwrite");
+			break;
+		}
+		if (kind == W_EXTEND && write_blocks(f, b + 1, NBLOCKS, 1, 0))
+			break;
+	}
+	if (!atomic_load(&stop))
+		atomic_fetch_add(&bad, 1);
+	return NULL;
+}
+
+/*
+ * answers a fault once the change made for it is done, or after a time:
+ * 200 ms, or 5 s where the change is expected to complete (an overwrite
+ * beside a stopped overwrite). A read's page is answered with zeros, a
+ * write's with the pattern of the block it writes.
+ */
 static void *stall_handler(void *arg)
 {
 	struct pollfd pfd = { .fd = uffd, .events = POLLIN };
+	char *pattern = aligned_alloc(BLK, BLK);
 	struct uffd_msg msg;
 	struct timespec until;
 
 	(void)arg;
 	while (!atomic_load(&stop) || stall_request) {
-		struct uffdio_zeropage zp;
+		unsigned int kind;
+		uint64_t page;
+		int ret;
 
 		if (poll(&pfd, 1, 100) <= 0)
 			continue;
 		if (read(uffd, &msg, sizeof(msg)) != sizeof(msg) ||
 		    msg.event != UFFD_EVENT_PAGEFAULT)
 			continue;
+		kind = atomic_load(&stall_kind);
 		pthread_mutex_lock(&stall_mu);
 		stall_request = 1;
 		stall_done = 0;
 		stall_seq++;
 		pthread_cond_broadcast(&stall_cv);
-		deadline(&until, 200);
+		deadline(&until, write_stall && shared_overwrites &&
+			 kind == W_OVERWRITE ? 5000 : 200);
 		while (!stall_done &&
 		       !pthread_cond_timedwait(&stall_cv, &stall_mu, &until))
 			;
@@ -441,26 +632,42 @@ static void *stall_handler(void *arg)
 			changed_in_stall++;
 		else
 			waited_out++;
+		if (write_stall) {
+			wstalls[kind]++;
+			wbeside[kind] += stall_done;
+		}
 		stall_request = 0;
 		pthread_mutex_unlock(&stall_mu);
-		zp.range.start = msg.arg.pagefault.address & ~(uint64_t)(BLK - 1);
-		zp.range.len = BLK;
-		zp.mode = 0;
-		if (ioctl(uffd, UFFDIO_ZEROPAGE, &zp) && errno != EEXIST) {
-			perror("UFFDIO_ZEROPAGE");
+		page = msg.arg.pagefault.address & ~(uint64_t)(BLK - 1);
+		if (write_stall) {
+			struct uffdio_copy cp = {
+				.dst = page, .src = (uintptr_t)pattern, .len = BLK,
+			};
+
+			fill(pattern, atomic_load(&stall_file),
+			     atomic_load(&stall_block));
+			ret = ioctl(uffd, UFFDIO_COPY, &cp);
+		} else {
+			struct uffdio_zeropage zp = {
+				.range = { .start = page, .len = BLK },
+			};
+
+			ret = ioctl(uffd, UFFDIO_ZEROPAGE, &zp);
+		}
+		if (ret && errno != EEXIST) {
+			perror("answering a userfault");
 			atomic_fetch_add(&bad, 1);
 		}
 	}
+	free(pattern);
 	return NULL;
 }
 
-static int stall_setup(const char *dir)
+static int stall_setup(void)
 {
 	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg;
 
-	if (fill_free(dir))
-		return -1;
 	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
 		perror("userfaultfd");
@@ -483,14 +690,12 @@ static int stall_setup(const char *dir)
 }
 
 /*
- * one stopped read: truncate at its block, the scratch file takes the
- * freed blocks, the fault is answered, the file is written back
+ * waits up to 100 ms for an I/O to stop; 1 if none did, else 0 with the
+ * stop's number in *seq
  */
-static int stall_change(void)
+static int stall_wait(unsigned long *seq)
 {
 	struct timespec until;
-	unsigned long seq;
-	unsigned int at;
 	int req;
 
 	pthread_mutex_lock(&stall_mu);
@@ -499,40 +704,122 @@ static int stall_change(void)
 	       !pthread_cond_timedwait(&stall_cv, &stall_mu, &until))
 		;
 	req = stall_request;
-	seq = stall_seq;
+	*seq = stall_seq;
 	pthread_mutex_unlock(&stall_mu);
-	if (!req)
+	return !req;
+}
+
+/* the change made for stop seq is done, if that I/O is still stopped */
+static void stall_changed(unsigned long seq)
+{
+	pthread_mutex_lock(&stall_mu);
+	if (stall_request && stall_seq == seq) {
+		stall_done = 1;
+		pthread_cond_broadcast(&stall_cv);
+	}
+	pthread_mutex_unlock(&stall_mu);
+}
+
+/*
+ * one stopped read: truncate at its block, the scratch file takes the
+ * freed blocks, the fault is answered, the file is written back
+ */
+static int stall_change(void)
+{
+	unsigned long seq;
+	unsigned int at;
+
+	if (stall_wait(&seq))
 		return 1;
 	at = atomic_load(&stall_block);
 	if (ftruncate(fds[0], (off_t)at * BLK))
 		return perror("ftruncate"), -1;
 	if (scratch_cycle())
 		return -1;
-	pthread_mutex_lock(&stall_mu);
-	/* only the stop this change was made for: not a later read's */
-	if (stall_request && stall_seq == seq) {
-		stall_done = 1;
-		pthread_cond_broadcast(&stall_cv);
-	}
-	pthread_mutex_unlock(&stall_mu);
+	stall_changed(seq);
 	return write_blocks(0, at, NBLOCKS, 1, 1);
+}
+
+/* one stopped write: block 0 of its file overwritten meanwhile */
+static int wstall_change(void)
+{
+	unsigned long seq;
+	unsigned int f;
+
+	if (stall_wait(&seq))
+		return 1;
+	f = atomic_load(&stall_file);
+	if (write_blocks(f, 0, 1, 1, 0))
+		return -1;
+	stall_changed(seq);
+	return 0;
+}
+
+/* every block of file f as written: after the write-stall mode's changes */
+static void verify_file(unsigned int f)
+{
+	char *buf = aligned_alloc(BLK, BLK);
+	unsigned int b;
+
+	for (b = 0; b < NBLOCKS; b++)
+		account(buf, pread(fds[f], buf, BLK, (off_t)b * BLK), f, b, 1);
+	free(buf);
+}
+
+/* write-stall's verdict: 0 when every kind of write held i_rwsem as it must */
+static int wstall_report(void)
+{
+	int ret = 0;
+	unsigned int k;
+
+	printf(" overwritten beside a stopped write:");
+	for (k = 0; k < W_KINDS; k++)
+		printf(" %s %lu/%lu", wkind_names[k], wbeside[k], wstalls[k]);
+	printf("\n");
+	for (k = 0; k < W_KINDS; k++) {
+		int shared = shared_overwrites && k == W_OVERWRITE;
+
+		if (!wstalls[k]) {
+			fprintf(stderr, "no %s write was stopped\n", wkind_names[k]);
+			ret = 1;
+		} else if (shared && wbeside[k] != wstalls[k]) {
+			fprintf(stderr, "an overwrite waited for a stopped overwrite: i_rwsem not shared\n");
+			ret = 1;
+		} else if (!shared && wbeside[k]) {
+			fprintf(stderr, "an overwrite completed beside a stopped %s write: i_rwsem not exclusive\n",
+				wkind_names[k]);
+			ret = 1;
+		}
+	}
+	return ret;
 }
 
 int main(int argc, char **argv)
 {
+	static const char *const modes[] = {
+		"", "dax-flag", "es-merge", "stall", "write-stall",
+		"write-stall-exclusive",
+	};
+	const char *mode = argc == 4 ? argv[3] : "";
 	pthread_t th[NREADERS + 2];
-	unsigned int seed = 12345, i, f, nth = 0;
-	int ret, failed = 0, stall;
+	unsigned int seed = 12345, i, f, nth = 0, m;
+	int ret, failed = 0, stall, es_merge;
 	char path[4096];
 	time_t end;
 
+	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
+		if (!strcmp(mode, modes[m]))
+			break;
 	if (argc < 3 || argc > 4 || atoi(argv[2]) <= 0 ||
-	    (argc == 4 && strcmp(argv[3], "dax-flag") && strcmp(argv[3], "stall"))) {
-		fprintf(stderr, "usage: dax-race DIR SECONDS [dax-flag | stall]\n");
+	    m == sizeof(modes) / sizeof(modes[0])) {
+		fprintf(stderr, "usage: dax-race DIR SECONDS [dax-flag | es-merge | stall | write-stall | write-stall-exclusive]\n");
 		return 2;
 	}
-	toggle_dax = argc == 4 && !strcmp(argv[3], "dax-flag");
-	stall = argc == 4 && !strcmp(argv[3], "stall");
+	toggle_dax = !strcmp(mode, "dax-flag");
+	es_merge = !strcmp(mode, "es-merge");
+	write_stall = !strncmp(mode, "write-stall", 11);
+	shared_overwrites = !strcmp(mode, "write-stall");
+	stall = !strcmp(mode, "stall") || write_stall;
 	for (f = 0; f <= NFILES; f++) {
 		snprintf(path, sizeof(path), "%s/race.%u", argv[1], f);
 		fds[f] = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -548,22 +835,38 @@ int main(int argc, char **argv)
 		    write_blocks(f, 1, NBLOCKS, 2, 0))
 			return 1;
 	}
+	if (write_stall && fchmod(fds[1], 04644)) {
+		perror("fchmod");
+		return 1;
+	}
 	if (stall) {
-		if (stall_setup(argv[1]))
+		if ((!write_stall && fill_free(argv[1])) || stall_setup())
 			return 1;
-		pthread_create(&th[nth++], NULL, stall_reader, NULL);
+		pthread_create(&th[nth++], NULL,
+			       write_stall ? stall_writer : stall_reader, NULL);
 		pthread_create(&th[nth++], NULL, stall_handler, NULL);
 	} else {
-		for (i = 0; i < NREADERS; i++)
-			pthread_create(&th[nth++], NULL, reader, (void *)(uintptr_t)i);
-		pthread_create(&th[nth++], NULL, overwriter, NULL);
-		pthread_create(&th[nth++], NULL, shrinker, NULL);
+		if (es_merge) {
+			/* one reader and the writer: one vCPU each */
+			pthread_create(&th[nth++], NULL, merge_reader, NULL);
+		} else {
+			for (i = 0; i < NREADERS; i++)
+				pthread_create(&th[nth++], NULL, reader,
+					       (void *)(uintptr_t)i);
+			pthread_create(&th[nth++], NULL, overwriter, NULL);
+			pthread_create(&th[nth++], NULL, shrinker, NULL);
+		}
 	}
 	end = time(NULL) + atoi(argv[2]);
 	for (i = 0; time(NULL) < end && !atomic_load(&bad); i++) {
-		unsigned int op = i % 6;
+		unsigned int op = es_merge ? OP_DOWN : i % NOPS;
 
-		ret = stall ? stall_change() : mutate(&seed, op);
+		if (write_stall)
+			ret = wstall_change();
+		else if (es_merge)
+			ret = rewrite_down(0);
+		else
+			ret = stall ? stall_change() : mutate(&seed, op);
 		if (ret < 0) {
 			failed = 1;
 			break;
@@ -574,8 +877,14 @@ int main(int argc, char **argv)
 	atomic_store(&stop, 1);
 	for (i = 0; i < nth; i++)
 		pthread_join(th[i], NULL);
+	if (write_stall && !failed && !atomic_load(&bad)) {
+		verify_file(0);
+		verify_file(1);
+	}
 	printf("reads %lu (offset checked %lu) bad %lu;",
 	       atomic_load(&reads), atomic_load(&strict_reads), atomic_load(&bad));
+	if (write_stall)
+		return wstall_report() || failed || atomic_load(&bad);
 	if (stall) {
 		printf(" stalled reads %lu, truncated under a stalled read %lu, drained %lu\n",
 		       stalls, changed_in_stall, waited_out);
@@ -592,18 +901,24 @@ int main(int argc, char **argv)
 	}
 	printf(" overwrites %lu shrinks %lu;", atomic_load(&overwrites),
 	       atomic_load(&shrinks));
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < NOPS; i++)
 		printf(" %s %lu", op_names[i], ops[i]);
-	printf("\n");
+	printf("; extents after a rewrite down %lu\n", down_extents);
 	if (failed || atomic_load(&bad))
 		return 1;
-	for (i = 0; i < 6; i++)
-		if (!ops[i] && (i != 3 || toggle_dax)) {
+	for (i = 0; i < NOPS; i++)
+		if (!ops[i] && (es_merge ? i == OP_DOWN : i != 3 || toggle_dax)) {
 			fprintf(stderr, "no %s ran\n", op_names[i]);
 			return 1;
 		}
-	if (!atomic_load(&overwrites) || !atomic_load(&shrinks)) {
+	if (!es_merge && (!atomic_load(&overwrites) || !atomic_load(&shrinks))) {
 		fprintf(stderr, "no overwrite or no shrink ran\n");
+		return 1;
+	}
+	/* otherwise no entry grew at its front: the mode tested nothing */
+	if (es_merge && down_extents > NBLOCKS / 8) {
+		fprintf(stderr, "a file written from its end down had %lu extents: its blocks were not allocated downwards\n",
+			down_extents);
 		return 1;
 	}
 	return 0;
