@@ -21,6 +21,9 @@
 # mistyped value before hours of work): EXT4X_DEBUG_VARIANTS (default
 #   "kasan kcsan"), EXT4X_DEBUG_GUESTS (the guests to boot, of "suite
 #   powercut lowmem", default all three; "none" boots none),
+#   EXT4X_DEBUG_TESTS (the suite guest's test files, names of
+#   tests/guest/*.sh, default "all"; the kmemleak scan and the KCSAN check
+#   run after them either way),
 #   EXT4X_DEBUG_LOWMEM_MEM (the low-memory guest's RAM; default 768M on the
 #   KASAN kernel, make check's 384M on the KCSAN one),
 #   EXT4X_DEBUG_POWERCUT_CYCLES (default 10), EXT4X_DEBUG_SLOWDOWN (guest
@@ -28,12 +31,18 @@
 #   files ran 8 to 12 times slower than on the production kernel).
 
 # debug_lane_settings: check the environment above and set debug_variants,
-# debug_guests, debug_lowmem_mem, debug_pc and debug_slow; status 2 (with
-# the reason on stderr) on a bad value.
+# debug_guests, debug_tests, debug_lowmem_mem, debug_pc and debug_slow;
+# status 2 (with the reason on stderr) on a bad value.
 debug_lane_settings() {
+	local f names=()
+	for f in "$top"/tests/guest/*.sh; do
+		f=${f##*/}
+		names+=("${f%.sh}")
+	done
 	debug_variants=$(setting_words EXT4X_DEBUG_VARIANTS "kasan kcsan" kasan kcsan) &&
 		debug_guests=$(setting_words EXT4X_DEBUG_GUESTS "suite powercut lowmem" \
 			suite powercut lowmem none) &&
+		debug_tests=$(setting_words EXT4X_DEBUG_TESTS all all "${names[@]}") &&
 		debug_pc=$(setting_int EXT4X_DEBUG_POWERCUT_CYCLES 10 1 200) &&
 		debug_slow=$(setting_int EXT4X_DEBUG_SLOWDOWN 12 1 100) || return 2
 	debug_lowmem_mem=${EXT4X_DEBUG_LOWMEM_MEM:-}
@@ -127,7 +136,8 @@ debug_lane() {
 		[ "$variant" != kasan ] || boot="$boot no5lvl"
 		guests=" $debug_guests " logs=
 		if [[ $guests == *" suite "* ]]; then
-			debug_guest guest --tests all,kmemleak,kcsan-active --timeout $((1200 * slow)) \
+			debug_guest guest --tests "${debug_tests// /,},kmemleak,kcsan-active" \
+				--timeout $((1200 * slow)) \
 				--append "$boot"
 		fi
 		if [[ $guests == *" powercut "* ]]; then
