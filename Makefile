@@ -10,6 +10,9 @@
 #                        (docs/RELIABILITY.md)
 #   make check-debug     the suite on KASAN and KCSAN kernels built from the
 #                        same Debian source (tests/debug)
+#   make check-fs-suite  an outside test suite (stress-ng's filesystem class)
+#                        on Debian's ext4 and on the FLAVOUR=ext4 drop-in:
+#                        the outcomes must be the same
 #   make check-trixie    Debian 13: a trixie chroot installs the .deb through
 #                        DKMS, its modules boot on trixie's own kernel
 #   make bench-percpu    percpu_stats microbenchmark in the guest
@@ -179,6 +182,14 @@ check-long:
 
 check-long-run:
 	tests/check.sh --long $(KVERS_LONG)
+
+# make check-fs-suite: tests/host/test-dropin.sh --suite for KVER: the
+# drop-in flavour built in a copy of the tree, booted, and stress-ng's
+# filesystem class run on Debian's ext4.ko and on it (tests/standalone/
+# fs-suite.sh); make check-long runs it for every kernel.
+.PHONY: check-fs-suite
+check-fs-suite: deps
+	KVER=$(KVER) tests/host/test-dropin.sh --suite
 
 # make check-debug: the debug-kernel lane (tests/debug/run.sh,
 # docs/RELIABILITY.md): KVER's own Debian source built as a KASAN and a KCSAN

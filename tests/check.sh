@@ -8,7 +8,9 @@
 #   KVER    kernel releases to build and boot (make check: kver.sh --supported)
 #   --long  the long reliability runs instead (make check-long,
 #           docs/RELIABILITY.md): stress, hostile images, hotplug and module
-#           cycles with ext4x_long=1, 100 power cuts, the low-memory run,
+#           cycles with ext4x_long=1, stress-ng's filesystem class on
+#           Debian's ext4 and on the drop-in flavour (the same outcomes),
+#           100 power cuts, the low-memory run,
 #           whether each series applies to every linux-source version
 #           still in the archive, and the debug-kernel lane (KASAN and
 #           KCSAN kernels from each KVER's source: tests/debug/lane.sh)
@@ -123,6 +125,9 @@ for kver in "$@"; do
 	else
 		guest_stage long --tests stress,hostile,hotplug,lifecycle \
 			--append ext4x_long=1 --timeout 5400
+		# An outside suite on Debian's ext4 and on the drop-in flavour
+		# (tests/standalone/fs-suite.sh): the same outcomes.
+		KVER=$kver stage fs-suite "$top/tests/host/test-dropin.sh" --suite
 	fi
 	# Power cut (tests/standalone/powercut.sh, docs/RELIABILITY.md): the guest
 	# resets itself pc_cycles times and boots again in a new QEMU; then the

@@ -4,9 +4,26 @@
 # a private copy of the tree (so the suite's own build is untouched), then
 # boots it in the guest in place of Debian's ext4.ko
 # (tests/standalone/dropin-ext4.sh). Prints KTAP.
+#
+# Usage: test-dropin.sh [--suite]
+#   --suite  the same guest then runs an outside test suite on Debian's
+#            ext4.ko and on the drop-in, and wants the same outcomes
+#            (tests/standalone/fs-suite.sh: stress-ng's filesystem class;
+#            about 10 minutes of guest time; make check-fs-suite); its
+#            serial log is kept as build/KVER/fs-suite.serial.log
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kver=${KVER:-$("$top/scripts/kver.sh")}
+tests=dropin-ext4 limit=400 log=()
+if [ "${1:-}" = --suite ]; then
+	# the suite's serial log is kept: it has every stressor's outcome
+	tests=dropin-ext4,fs-suite limit=2400
+	mkdir -p "$top/build/$kver"
+	log=(--log "$top/build/$kver/fs-suite.serial.log")
+elif [ $# -gt 0 ]; then
+	echo "usage: test-dropin.sh [--suite]" >&2
+	exit 2
+fi
 tmp=$(mktemp -d /tmp/ext4x-dropin.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -46,7 +63,7 @@ else
 fi
 
 if EXT4X_QUIET=1 "$top/tests/vm/run-guest.sh" --kver "$kver" --modules "$mods" \
-	--tests dropin-ext4 --timeout 400 >"$tmp/guest.log" 2>&1; then
+	--tests "$tests" --timeout "$limit" "${log[@]}" >"$tmp/guest.log" 2>&1; then
 	ktap_test_pass "guest: $(tail -n 1 "$tmp/guest.log") in the drop-in guest"
 else
 	ktap_test_fail "guest: the drop-in ext4 mounts and works" \
