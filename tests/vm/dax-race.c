@@ -73,6 +73,9 @@
 #include <time.h>
 #include <unistd.h>
 
+typedef unsigned long long u64;
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 #define NFILES	4
 #define NBLOCKS	512		/* 2 MiB a file */
 #define BLK	4096
@@ -103,6 +106,7 @@ static const char *const op_names[NOPS] = {
 	"truncate", "punch", "collapse+insert", "dax-flag", "drop_caches",
 	"rewrite", "rewrite-down"
 };
+
 /* extents a file had after its last rewrite from the last block down */
 static unsigned long down_extents;
 /* per file: blocks from here on are written (a rewrite down publishes it) */
@@ -230,7 +234,7 @@ static void *merge_reader(void *arg)
 		if (n != sizeof(got) ||
 		    (memcmp(&got, &want, sizeof(got)) &&
 		     (got.magic || got.file || got.block || got.pad))) {
-			fprintf(stderr, "bad read: file 0 block %u: %zd bytes, magic %#x file+1 %u block+1 %u\n",
+			fprintf(stderr, "bad read: f0 b%u: %zd B, magic %#x file+1 %u block+1 %u\n",
 				b, n, got.magic, got.file, got.block);
 			atomic_fetch_add(&bad, 1);
 		}
@@ -444,6 +448,7 @@ enum { W_OVERWRITE, W_EXTEND, W_HOLE, W_UNWRITTEN, W_SETUID, W_KINDS };
 static const char *const wkind_names[W_KINDS] = {
 	"overwrite", "extend", "hole", "unwritten", "setuid"
 };
+
 static unsigned long wstalls[W_KINDS], wbeside[W_KINDS];
 static int write_stall, shared_overwrites;
 
@@ -608,7 +613,7 @@ static void *stall_handler(void *arg)
 	(void)arg;
 	while (!atomic_load(&stop) || stall_request) {
 		unsigned int kind;
-		uint64_t page;
+		u64 page;
 		int ret;
 
 		if (poll(&pfd, 1, 100) <= 0)
@@ -627,18 +632,24 @@ static void *stall_handler(void *arg)
 		while (!stall_done &&
 		       !pthread_cond_timedwait(&stall_cv, &stall_mu, &until))
 			;
-		stalls++;
-		if (stall_done)
-			changed_in_stall++;
-		else
-			waited_out++;
-		if (write_stall) {
-			wstalls[kind]++;
-			wbeside[kind] += stall_done;
+		/*
+		 * not counted: a stop the main thread never made its change
+		 * for, the run having ended (while it makes one, stop is 0)
+		 */
+		if (stall_done || !atomic_load(&stop)) {
+			stalls++;
+			if (stall_done)
+				changed_in_stall++;
+			else
+				waited_out++;
+			if (write_stall) {
+				wstalls[kind]++;
+				wbeside[kind] += stall_done;
+			}
 		}
 		stall_request = 0;
 		pthread_mutex_unlock(&stall_mu);
-		page = msg.arg.pagefault.address & ~(uint64_t)(BLK - 1);
+		page = msg.arg.pagefault.address & ~(u64)(BLK - 1);
 		if (write_stall) {
 			struct uffdio_copy cp = {
 				.dst = page, .src = (uintptr_t)pattern, .len = BLK,
@@ -783,10 +794,10 @@ static int wstall_report(void)
 			fprintf(stderr, "no %s write was stopped\n", wkind_names[k]);
 			ret = 1;
 		} else if (shared && wbeside[k] != wstalls[k]) {
-			fprintf(stderr, "an overwrite waited for a stopped overwrite: i_rwsem not shared\n");
+			fprintf(stderr, "overwrite waited for a stopped one: i_rwsem not shared\n");
 			ret = 1;
 		} else if (!shared && wbeside[k]) {
-			fprintf(stderr, "an overwrite completed beside a stopped %s write: i_rwsem not exclusive\n",
+			fprintf(stderr, "overwrite ran beside a stopped %s write: not exclusive\n",
 				wkind_names[k]);
 			ret = 1;
 		}
@@ -807,12 +818,13 @@ int main(int argc, char **argv)
 	char path[4096];
 	time_t end;
 
-	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
+	for (m = 0; m < ARRAY_SIZE(modes); m++)
 		if (!strcmp(mode, modes[m]))
 			break;
 	if (argc < 3 || argc > 4 || atoi(argv[2]) <= 0 ||
-	    m == sizeof(modes) / sizeof(modes[0])) {
-		fprintf(stderr, "usage: dax-race DIR SECONDS [dax-flag | es-merge | stall | write-stall | write-stall-exclusive]\n");
+	    m == ARRAY_SIZE(modes)) {
+		fprintf(stderr, "usage: dax-race DIR SECONDS [MODE]\n");
+		fputs("modes: dax-flag es-merge stall write-stall write-stall-exclusive\n", stderr);
 		return 2;
 	}
 	toggle_dax = !strcmp(mode, "dax-flag");
@@ -917,7 +929,7 @@ int main(int argc, char **argv)
 	}
 	/* otherwise no entry grew at its front: the mode tested nothing */
 	if (es_merge && down_extents > NBLOCKS / 8) {
-		fprintf(stderr, "a file written from its end down had %lu extents: its blocks were not allocated downwards\n",
+		fprintf(stderr, "rewritten downwards: %lu extents, not allocated downwards\n",
 			down_extents);
 		return 1;
 	}
