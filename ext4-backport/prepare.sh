@@ -192,8 +192,12 @@ autoconf=$kbuild/include/config/auto.conf
 ext4_config=$(grep -E '^CONFIG_EXT4_[A-Z0-9_]+=' "$autoconf" | sort || true)
 
 # ---- output location and cache stamp ------------------------------------------------
-series_id=$( (cd "$xydir" && sha256sum "${series#"$xydir/"}" ${patches[@]+"${patches[@]}"}) | sha256sum | cut -c1-64)
-tools_id=$( (cd "$here" && sha256sum prepare.sh rename.sh rename-globals.txt ext4x_version.c) | sha256sum | cut -c1-64)
+kept_list=()
+[ ! -f "$xydir/kept-dio-waits" ] || kept_list=(kept-dio-waits)
+series_id=$( (cd "$xydir" && sha256sum "${series#"$xydir/"}" ${patches[@]+"${patches[@]}"} \
+	${kept_list[@]+"${kept_list[@]}"}) | sha256sum | cut -c1-64)
+tools_id=$( (cd "$here" && sha256sum prepare.sh rename.sh rename-globals.txt ext4x_version.c \
+	check-drains.sh) | sha256sum | cut -c1-64)
 stamp_text="ext4x-prepare $prog_version
 flavour $FLAVOUR
 kver $KVER
@@ -257,6 +261,14 @@ for p in ${patches[@]+"${patches[@]}"}; do
 	fi
 done
 [ "$n" -eq 0 ] || echo "ext4x: applied $n patch(es) from $series"
+
+# ---- drains the lockless DAX read relies on -------------------------------------------
+# A plain inode_dio_wait() where the series expects ext4_inode_dio_wait() (a point release
+# that backports a new one) would free blocks under a DAX read: refuse, do not build.
+if ! unknown=$("$here/check-drains.sh" "$tmp" "$xydir/kept-dio-waits" 2>&1); then
+	echo "$unknown" | sed 's/^/  | inode_dio_wait() in /'
+	die "$source_desc drains direct I/O where the $xy series does not know it (above): a DAX read without i_rwsem would not be waited for; make the call ext4_inode_dio_wait() or list it in $xydir/kept-dio-waits"
+fi
 
 # ---- rename and generate the Kbuild ---------------------------------------------------
 kbuild_header() {

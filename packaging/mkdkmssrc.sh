@@ -7,7 +7,7 @@
 #
 # Contents: Kbuild, VERSION, dkms.conf, packaging/dkms/{pre-build,check}.sh, percpu_stats/ and
 # mbcache2/ (Kbuild, *.c, *.h), ext4-backport/ (Kbuild, prepare.sh, ext4x_version.c, rename.sh,
-# rename-globals.txt, patches/). Never tests, benchmarks, docs or build output:
+# rename-globals.txt, check-drains.sh, patches/). Never tests, benchmarks, docs or build output:
 # the kernel's ext4 source is extracted at build time by prepare.sh.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +17,7 @@ version=$(tr -d ' \n' <"$top/VERSION")
 
 cd "$top"
 files=(Kbuild VERSION ext4-backport/Kbuild ext4-backport/prepare.sh ext4-backport/ext4x_version.c
-	ext4-backport/rename.sh ext4-backport/rename-globals.txt)
+	ext4-backport/rename.sh ext4-backport/rename-globals.txt ext4-backport/check-drains.sh)
 for d in percpu_stats mbcache2; do
 	files+=("$d/Kbuild")
 	for f in "$d"/*.c "$d"/*.h; do

@@ -7,8 +7,9 @@
 # (a later patch may build on an earlier one), as prepare.sh does. A per-version
 # override (patches/X.Y/<Debian version>/, else patches/X.Y/<upstream version>/: its
 # series replaces the series, its patch files replace the entries of the same name)
-# is honoured the same way. Prints KTAP, one test per version (the failing patch
-# named), then a summary table. Slow: each package is about 150 MB, so it is
+# is honoured the same way, and the patched tree must pass check-drains.sh (no plain
+# inode_dio_wait() the series does not list), as prepare.sh requires. Prints KTAP,
+# one test per version (the failing patch named), then a summary table. Slow: each package is about 150 MB, so it is
 # run by `make check-long` (tests/check.sh --long), not by make check (which
 # runs the test-*.sh files of this directory).
 #
@@ -152,8 +153,12 @@ for entry in "${list[@]}"; do
 	done
 	src="${series#"$patchroot/"}"
 	[ "$noverride" -eq 0 ] || src+=", $noverride from $xy/$override/"
+	# and, as prepare.sh refuses it, no drain the lockless DAX read would miss
+	if [ -z "$bad" ] && ! log=$("$here/check-drains.sh" "$work/tree" "$patchroot/$xy/kept-dio-waits" 2>&1); then
+		bad="inode_dio_wait() left in: $(echo "$log" | paste -sd, -)" log=""
+	fi
 	if [ -z "$bad" ]; then
-		ktap_test_pass "$name: all $n patch(es) of $src apply"
+		ktap_test_pass "$name: all $n patch(es) of $src apply, no unlisted drain"
 		results+=("$name|applies ($n/$n, $src)")
 	else
 		ktap_test_fail "$name: $bad ($src)" "$(echo "$log" | grep -E 'FAILED|malformed|not found|No file' | head -n 10)"

@@ -75,11 +75,11 @@ mkheaders "$T/headers" 6.1.192 "$KV"
 mkheaders "$T/headers-6.99" 6.99.0 6.99.0-1-amd64
 fakehdr=("KVER=$KV" "EXT4X_KBUILD=$T/headers" EXT4X_HEADERS_DEBVER=6.1.192-3)
 
-# the real kernels: 5 tests each
+# the real kernels: 6 tests each
 read -r -a real_kvers <<<"${KVER_REAL:-${EXT4X_KVERS:-$("$here/../scripts/kver.sh" --supported | paste -sd' ')}}"
 
 ktap_print_header
-ktap_set_plan $((10 + 5 * ${#real_kvers[@]}))
+ktap_set_plan $((10 + 6 * ${#real_kvers[@]}))
 
 # 1: no source at all
 mkdir -p "$T/empty-usr-src"; mkout "$T/out1"
@@ -178,7 +178,7 @@ for rkver in "${real_kvers[@]}"; do
 		-C "/lib/modules/$rkver/build" kernelversion 2>/dev/null | cut -d. -f1,2)
 	if [ -z "$rxy" ] || [ ! -f "/usr/src/linux-source-$rxy.tar.xz" ]; then
 		for t in "real prepare" "second prepare is a no-op" "changed series re-prepares" \
-			"slab cache names" "rename.sh --check"; do
+			"slab cache names" "rename.sh --check" "unlisted inode_dio_wait"; do
 			ktap_test_skip "$t ($rkver)" "no /lib/modules/$rkver/build or /usr/src/linux-source-${rxy:-X.Y}.tar.xz"
 		done
 		continue
@@ -251,6 +251,20 @@ for rkver in "${real_kvers[@]}"; do
 		ktap_test_pass "rename.sh --check fails on a leftover \"ext4_inode_cache\" and passes the real $rxy tree"
 	else
 		ktap_test_fail "rename.sh --check names the leftover ($rkver)" "$(cat "$T/stderr")"
+	fi
+	# a plain inode_dio_wait() the series does not list (here: a listed one taken off
+	# the list) stops the build, and the function is named
+	if [ -f "$R/patches/$rxy/kept-dio-waits" ]; then
+		sed -i '/^ext4_ioctl_setflags /d' "$R/patches/$rxy/kept-dio-waits"
+		run KVER="$rkver" EXT4X_PATCHDIR="$R/patches" -- --check
+		if [ "$rc" -eq 1 ] && grep -q 'inode_dio_wait() in ext4_ioctl_setflags ioctl.c' <<<"$out" &&
+			grep -q 'drains direct I/O where the .* series does not know it' <<<"$err"; then
+			ktap_test_pass "$rkver: an inode_dio_wait() kept-dio-waits does not list stops the build and is named"
+		else
+			ktap_test_fail "$rkver: an unlisted inode_dio_wait() stops the build" "rc $rc" "$out" "$err"
+		fi
+	else
+		ktap_test_skip "$rkver: unlisted inode_dio_wait" "the $rxy series keeps DAX reads under i_rwsem"
 	fi
 	rm -rf "$R"
 done
