@@ -98,7 +98,7 @@ ktap_check "table.md, results.json, runs.tsv, progress.log written" \
 # ratio; every metric was measured once per side.
 consistent() {
 	n=0
-	for job in randread randrw alloc xattr; do
+	for job in randread randrw alloc truncate punch xattr; do
 		line=$(grep "^{\"name\":\"$job\"" "$out/results.json") ||
 			{ echo "no job $job in results.json"; return 1; }
 		a=${line#*\"a\":\{\"median\":}
@@ -128,8 +128,16 @@ consistent() {
 }
 ktap_check "table and JSON agree (jobs, medians, ratios, runs)" consistent
 ktap_check "fio's JSON kept per side, job and round" sh -c \
-	"for s in A B; do for j in randread randrw alloc; do
+	"for s in A B; do for j in randread randrw alloc truncate punch; do
 		grep -q '\"fio version\"' $out/raw/\$s/\$j-1.json || exit 1; done; done"
+# the truncate and punch jobs' first group, the one measured, is the
+# thread that frees blocks, the readers a group of their own
+ktap_check "truncate and punch measure ftruncate and fallocate beside readers" sh -c \
+	"for s in A B; do for j in truncate:ftruncate punch:falloc; do
+		f=$out/raw/\$s/\${j%:*}-1.json
+		grep -q '\"ioengine\" : \"'\${j#*:}'\"' \$f &&
+		grep -q '\"jobname\" : \"'\${j%:*}'-readers\"' \$f &&
+		grep -m 1 '\"jobname\"' \$f | grep -q '\"'\${j%:*}'\"' || exit 1; done; done"
 # fio-plot's input rules: a directory per data set, files named
 # RW-IODEPTH-NUMJOBS.json whose job options hold those rw, iodepth, numjobs
 fio_plot_layout() {
@@ -147,8 +155,9 @@ fio_plot_layout() {
 	done
 }
 ktap_check "fio-plot layout: per side and round, RW-IODEPTH-NUMJOBS.json" fio_plot_layout
+# randread, randrw, alloc, truncate, punch and jobfile, on each side
 ktap_check "CPU per I/O measured for every fio job and side" \
-	test "$(grep -c '^1	[AB]	[a-z0-9]*	[a-z]*	cpu_per_io	[0-9.]*	us	' "$out/runs.tsv")" = 8
+	test "$(grep -c '^1	[AB]	[a-z0-9]*	[a-z]*	cpu_per_io	[0-9.]*	us	' "$out/runs.tsv")" = 12
 ktap_check "--fio-jobfile: the user's job ran on both sides, its file on the device" sh -c \
 	"grep -q '^1	A	ext4	jobfile	iops	' $out/runs.tsv &&
 	 grep -q '^1	B	ext4x	jobfile	iops	' $out/runs.tsv &&
