@@ -12,7 +12,7 @@
 #   - per job and side, transfers per I/O on RAM lines (the kernel's own
 #     data) and on NVDIMM lines (file data), each the difference between
 #     the 3N and the N run over 2N I/Os a thread: median and range over
-#     the rounds; the ratio ext4x / stock
+#     the rounds; the ratio ours / stock (ext4x, or mbcache2 for the mb- jobs)
 #   - per job, the 10 functions that cause the most RAM-line transfers,
 #     per I/O, stock against ext4x (the guest's own /proc/kallsyms)
 #   - per job and side, the 10 lines with the most transfers in round 1's
@@ -101,7 +101,7 @@ report() {
 		}
 	}
 	FNR == 1 { file++ }
-	file == 1 { split($0, f, "|"); label[f[1]] = f[2]; ops[f[1]] = f[3]; next }
+	file == 1 { split($0, f, "|"); label[f[1]] = f[2]; ops[f[1]] = f[3]; if (f[1] + 0 > maxk) maxk = f[1] + 0; next }
 	file == 2 { dw[$1] = $3 + $4; pw[$1] = $5 + $6; acc[$1] = $7; drop[$1] = $8; next }
 	END {
 		# calibration
@@ -110,7 +110,8 @@ report() {
 		print "| | shared counter | private counters |"
 		print "| --- | --- | --- |"
 		cs = cp = ""; ncal = 0
-		for (k = 0; k in label; k++) {
+		for (k = 0; k <= maxk; k++) {
+			if (!(k in label)) continue
 			if (label[k] == "calib-shared") cs = cs " " (dw[k] + pw[k]) / ops[k]
 			if (label[k] == "calib-private") { cp = cp " " (dw[k] + pw[k]) / ops[k]; ncal++ }
 			if (drop[k] > 0) dropped += drop[k]
@@ -125,7 +126,8 @@ report() {
 		}
 		if (dropped) printf "warning: %d accesses found no free slot in the plugin'"'"'s tables\n\n", dropped
 		# per job and side: the long run minus the short one, per round
-		for (k = 0; k in label; k++) {
+		for (k = 0; k <= maxk; k++) {
+			if (!(k in label)) continue
 			n = split(label[k], f, " ")
 			if (n != 4) continue
 			key = f[3] " " f[2]; r = f[1]
@@ -138,11 +140,14 @@ report() {
 				jobs[f[3]] = 1; rounds[r] = 1
 			}
 		}
-		print "## Transfers per I/O (3N run minus N run; median over rounds, range)"
+		print "## Transfers per operation (3N run minus N run; median over rounds, range)"
 		print ""
-		print "| job | RAM lines, stock | RAM lines, ext4x | ext4x / stock | NVDIMM lines, stock | NVDIMM lines, ext4x |"
+		print "A I/O of the file-system jobs (stock ext4 against ext4x), an xattr call of xattr, a"
+		print "cache operation of the mb- jobs (stock mbcache against mbcache2)."
+		print ""
+		print "| job | RAM lines, stock | RAM lines, ours | ours / stock | NVDIMM lines, stock | NVDIMM lines, ours |"
 		print "| --- | --- | --- | --- | --- | --- |"
-		njobs = split("randread randwrite alloc", order, " ")
+		njobs = split("randread randwrite alloc xattr mb-insert mb-lookup mb-churn mb-mixed", order, " ")
 		for (j = 1; j <= njobs; j++) {
 			job = order[j]; if (!(job in jobs)) continue
 			ma = median(rd[job " A"]); la = lo; ha = hi
@@ -150,6 +155,20 @@ report() {
 			pa = median(rp[job " A"]); pb = median(rp[job " B"])
 			printf "| %s | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %s | %.2f | %.2f |\n", job, ma, la, ha, mb, lb, hb,
 				(ma > 0 ? sprintf("%.2f", mb / ma) : "-"), pa, pb
+		}
+		# the micro operations: one side (M), kernel accesses as for the jobs
+		nm = split("pcs percpu_stats_inc pcc percpu_counter_inc atomic atomic_long_inc", mname, " ")
+		if ((mname[1] " M") in rd) {
+			print ""
+			print "## One counter incremented from both CPUs (transfers per increment)"
+			print ""
+			print "| operation | RAM lines |"
+			print "| --- | --- |"
+			for (j = 1; j < nm; j += 2) {
+				if (!((mname[j] " M") in rd)) continue
+				mm = median(rd[mname[j] " M"])
+				printf "| %s | %.3f (%.3f-%.3f) |\n", mname[j + 1], mm, lo, hi
+			}
 		}
 		# functions: per side, the sum over rounds of (long - short) per I/O, averaged
 		while ((getline l < sitefile) > 0) {
@@ -175,8 +194,8 @@ report() {
 			for (i = 1; i <= m; i++) for (jj = i + 1; jj <= m; jj++)
 				if (val[jj] > val[i]) { t = val[i]; val[i] = val[jj]; val[jj] = t; t = top[i]; top[i] = top[jj]; top[jj] = t }
 			print ""
-			printf "### %s: functions with the most RAM-line transfers per I/O (mean over rounds)\n\n", job
-			print "| function | stock | ext4x |"
+			printf "### %s: functions with the most RAM-line transfers per operation (mean over rounds)\n\n", job
+			print "| function | stock | ours |"
 			print "| --- | --- | --- |"
 			for (i = 1; i <= m && i <= 10; i++)
 				printf "| %s | %.3f | %.3f |\n", top[i], fn["A", top[i]] / nr, fn["B", top[i]] / nr
@@ -189,7 +208,7 @@ report() {
 # rwsem), different on the two sides, so they are listed, not paired.
 lines_report() {
 	local job side k
-	for job in randread randwrite alloc; do
+	for job in randread randwrite alloc xattr; do
 		grep -q "|r1 A $job x3|" "$res/labels" || continue
 		printf '
 ### %s: lines with the most transfers per I/O (round 1, the 3N run)

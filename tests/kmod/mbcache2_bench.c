@@ -38,6 +38,7 @@
 #include <linux/module.h>
 #include <linux/prandom.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include <mbcache2/mbcache2.h>
 
@@ -50,6 +51,14 @@ MODULE_PARM_DESC(rounds, "rounds of A B measurements (median over them)");
 static unsigned int run_ms = 200;
 module_param(run_ms, uint, 0444);
 MODULE_PARM_DESC(run_ms, "duration of one measurement in milliseconds");
+
+static char *only;
+module_param(only, charp, 0444);
+MODULE_PARM_DESC(only, "WORKLOAD-SIDE: one run on every online CPU, no table");
+
+static unsigned int ops = 100000;
+module_param(ops, uint, 0444);
+MODULE_PARM_DESC(ops, "operations per thread of an only= run (a multiple of 64)");
 
 #define BENCH_BITS		10
 #define BENCH_PRESENT		4096
@@ -150,6 +159,11 @@ static const char * const workload_names[NR_WORKLOADS] = {
 	"unique insert", "lookup hit", "getxattr churn", "mixed 50/25/25",
 };
 
+/* the workload names of the "only" parameter */
+static const char * const workload_keys[NR_WORKLOADS] = {
+	"insert", "lookup", "churn", "mixed",
+};
+
 struct run {
 	const struct side *side;
 	void *cache;
@@ -157,6 +171,7 @@ struct run {
 	atomic_t ready;
 	bool go;
 	u64 deadline;
+	u64 max_ops;	/* when not 0, run this many and ignore deadline */
 };
 
 struct worker {
@@ -216,17 +231,21 @@ static int worker_fn(void *data)
 		ops += 64;
 		cond_resched();
 		now = ktime_get_ns();
-	} while (now < run->deadline);
+	} while (run->max_ops ? ops < run->max_ops : now < run->deadline);
 	wk->ops = ops;
 	wk->ns = now - start;
 	kthread_complete_and_exit(&wk->done, 0);
 }
 
-/* One measurement; returns ops/s summed over the threads, 0 on error */
-static u64 measure(const struct side *s, enum workload w, unsigned int nthr)
+/*
+ * One measurement; returns ops/s summed over the threads, 0 on error. With
+ * @max_ops each thread runs that many operations instead of run_ms.
+ */
+static u64 measure(const struct side *s, enum workload w, unsigned int nthr,
+		   u64 max_ops)
 {
 	struct worker *wk;
-	struct run run = { .side = s, .w = w };
+	struct run run = { .side = s, .w = w, .max_ops = max_ops };
 	unsigned int i, cpu, started = 0;
 	u64 total = 0;
 	u32 key;
@@ -342,11 +361,45 @@ static void print_lock_pairs(unsigned int n)
 		    bench_ns(b[2], lock_ps[1].max));
 }
 
+/*
+ * only=WORKLOAD-SIDE (WORKLOAD: insert, lookup, churn or mixed; SIDE: stock
+ * or mbcache2): one run of ops operations on every online CPU and no table.
+ * The coherence benchmark counts the cache-line transfers of the run from
+ * outside the guest.
+ */
+static int __init run_only(void)
+{
+	char *dash = strchr(only, '-');
+	int w = -1, s = -1;
+
+	if (dash) {
+		*dash = '\0';
+		w = match_string(workload_keys, NR_WORKLOADS, only);
+		if (!strcmp(dash + 1, "stock"))
+			s = 0;
+		else if (!strcmp(dash + 1, "mbcache2"))
+			s = 1;
+		*dash = '-';
+	}
+	if (!dash || w < 0 || s < 0 || !ops || ops % 64) {
+		pr_err("only=%s ops=%u: want WORKLOAD-SIDE and ops a multiple of 64\n",
+		       only, ops);
+		return -EINVAL;
+	}
+	if (!measure(&sides[s], w, num_online_cpus(), ops))
+		return -ENOMEM;
+	bench_print("# only %s: %u threads, %u ops each", only,
+		    num_online_cpus(), ops);
+	return 0;
+}
+
 static int __init mbcache2_bench_init(void)
 {
 	unsigned int threads[2] = { 1, num_online_cpus() };
 	unsigned int r, w, t, s;
 
+	if (only)
+		return run_only();
 	rounds = clamp(rounds, 1U, (unsigned int)BENCH_MAX_ROUNDS);
 	bench_print("# mbcache2 benchmark: A = stock mbcache, B = mbcache2");
 	bench_print("# %u rounds of %u ms, A and B interleaved", rounds, run_ms);
@@ -357,7 +410,7 @@ static int __init mbcache2_bench_init(void)
 				for (s = 0; s < 2; s++)
 					results[w][t][s].v[r] =
 						measure(&sides[s], w,
-							threads[t]);
+							threads[t], 0);
 
 	bench_print("");
 	bench_print("| workload | threads | A stock ops/s | B mbcache2 ops/s | %s",

@@ -17,6 +17,7 @@
 #include <linux/percpu.h>
 #include <linux/percpu_counter.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
 
 #include <percpu_stats/percpu_stats.h>
@@ -29,6 +30,9 @@ MODULE_PARM_DESC(rounds, "interleaved rounds (medians are reported)");
 static unsigned int ops = 1000000;
 module_param(ops, uint, 0444);
 MODULE_PARM_DESC(ops, "operations per thread per run");
+static char *only;
+module_param(only, charp, 0444);
+MODULE_PARM_DESC(only, "raw, raw_dyn, pcs, pcc or atomic: one run on every online CPU, no table");
 
 enum variant { V_RAW, V_RAW_DYN, V_PCS, V_PCC, V_ATOMIC, NR_VARIANTS };
 
@@ -38,6 +42,15 @@ static const char * const variant_name[NR_VARIANTS] = {
 	[V_PCS] = "percpu_stats_inc",
 	[V_PCC] = "percpu_counter_inc",
 	[V_ATOMIC] = "atomic_long_inc",
+};
+
+/* the names the "only" parameter takes */
+static const char * const variant_key[NR_VARIANTS] = {
+	[V_RAW] = "raw",
+	[V_RAW_DYN] = "raw_dyn",
+	[V_PCS] = "pcs",
+	[V_PCC] = "pcc",
+	[V_ATOMIC] = "atomic",
 };
 
 static DEFINE_PER_CPU(unsigned long, raw_counter);
@@ -212,6 +225,25 @@ static int __init percpu_stats_bench_init(void)
 	if (err)
 		goto out_stats;
 
+	if (only) {
+		/*
+		 * One run and no table: the coherence benchmark counts the
+		 * cache-line transfers of the run from outside the guest.
+		 */
+		int v = match_string(variant_key, NR_VARIANTS, only);
+
+		if (v < 0) {
+			pr_err("only=%s: not one of raw, raw_dyn, pcs, pcc, atomic\n",
+			       only);
+			err = -EINVAL;
+		} else {
+			run_variant(v, ncpu, bt);
+			bench_print("# only %s: %u threads, %u ops each", only,
+				    ncpu, ops);
+			err = 0;
+		}
+		goto out_pcc;
+	}
 	bench_print("# percpu_stats: %u online CPUs, %u possible", ncpu,
 		    num_possible_cpus());
 	bench_print("# %u interleaved rounds, %u ops per thread per run",
@@ -259,6 +291,7 @@ static int __init percpu_stats_bench_init(void)
 		    bench_ratio(buf, one[V_PCC].med, one[V_PCS].med));
 	bench_print("# end");
 
+out_pcc:
 	percpu_counter_destroy(&pcc);
 out_stats:
 	percpu_stats_destroy(&stats);

@@ -5,16 +5,27 @@
 # measured run is one window, opened and closed with coherence-mark, and
 # announced on the console as "coherence: window K LABEL ops N" (K counts
 # the windows in order, as the plugin does). Rounds alternate A B A B.
-# Jobs, two threads pinned to CPU 0 and CPU 1 (fio, psync, 4 KiB):
-#   randread   random reads of two shared 64 MiB files (the seeds' layout)
+# Jobs, two threads pinned to CPU 0 and CPU 1, A (stock) and B (ours):
+#   randread   fio psync 4 KiB O_DIRECT random reads of two shared 64 MiB
+#              files (the seeds' layout), stock ext4 against ext4x
 #   randwrite  random overwrites of the same files (already written)
 #   alloc      appends to fresh files, four a thread (every write allocates)
-# each at two lengths, N and 3N I/Os a thread, so that what a run costs
-# once (starting fio, opening files) cancels in the difference.
+#   xattr      xattr-load: getxattr and listxattr (1 % setxattr) of random
+#              files among XFILES sharing one xattr block (mkfs -I 128)
+#   mb-insert, mb-lookup, mb-churn, mb-mixed
+#              mbcache2_bench's workloads run in the kernel (only=), stock
+#              mbcache (A) against mbcache2 (B)
+# and the micro operations, one side (M): percpu_stats_inc, percpu_counter_inc
+# and atomic_long_inc of one counter from both CPUs (percpu_stats_bench,
+# only=pcs, pcc, atomic). Each runs at two lengths, N and 3N operations a
+# thread, so that what a run costs once (starting fio, loading a module,
+# filling a cache, opening files) cancels in the difference.
 # The calibration pair (coherence-mark calib) runs first, before every
 # round and last.
-# Kernel parameters: ext4x_coh_rounds (default 3), ext4x_coh_ios (N,
-# default 1000), ext4x_coh_calib (increments a thread, default 200000).
+# Kernel parameters: ext4x_coh_rounds (default 3), ext4x_coh_ios (N of the
+# file-system jobs, default 1000; the mbcache workloads run 8N rounded up to
+# a multiple of 64, the micro operations 100N), ext4x_coh_calib (increments a thread,
+# default 200000).
 # Run by: make bench-coherence (tests/coherence/bench.sh)
 # timeout: 3000
 . /tests/vm/guest/lib.sh
@@ -65,8 +76,22 @@ fio_job() { # JOB IOS
 		;;
 	esac
 }
-common="--bs=4k --ioengine=psync --thread --numjobs=2 --cpus_allowed=0-1
+# O_DIRECT: ext4x relaxes DAX locking only for I/O that asks for it
+common="--bs=4k --ioengine=psync --direct=1 --thread --numjobs=2 --cpus_allowed=0-1
  --cpus_allowed_policy=split --gtod_reduce=1 --output=/dev/null"
+
+# kmod_run MODULE ARGS...: one only= run of a benchmark module, unloaded after
+kmod_run() {
+	_m=$1
+	shift
+	modprobe "$_m" "$@" || return 1
+	modprobe -r "$_m"
+}
+# xattr_run ARGS...: xattr-load, its JSON line not on the console
+xattr_run() {
+	xattr-load "$@" >/dev/null
+}
+xfiles=500
 
 sed -n 's/^ *\([0-9a-f]*\)-\([0-9a-f]*\) : Persistent Memory.*/coherence: pmem 0x\1-0x\2/p' /proc/iomem
 ktap_check "ext4x loads" modprobe ext4x
@@ -94,6 +119,37 @@ while [ "$r" -le "$rounds" ]; do
 			done
 		done
 		umount /mnt
+		if ! mke2fs -q -F -t ext4 -b 4096 -I 128 /dev/pmem0 ||
+			! mount -t "$fs" -o dax /dev/pmem0 /mnt || ! mkdir /mnt/x ||
+			! xattr-load -d /mnt/x -f "$xfiles" -s >/dev/null; then
+			ktap_test_fail "round $r $side: xattr files on $fs"
+		else
+			for len in 1 3; do
+				n=$((ios * len))
+				window "r$r $side xattr x$len" $((2 * n)) \
+					xattr_run -d /mnt/x -f "$xfiles" -j 2 -n "$n" -p ||
+					ktap_test_fail "round $r $side xattr x$len: xattr-load ran"
+			done
+		fi
+		umount /mnt
+		mbside=stock
+		[ "$side" = A ] || mbside=mbcache2
+		for w in insert lookup churn mixed; do
+			for len in 1 3; do
+				n=$(((ios * 8 + 63) / 64 * 64 * len))
+				window "r$r $side mb-$w x$len" $((2 * n)) \
+					kmod_run mbcache2_bench only="$w-$mbside" ops="$n" ||
+					ktap_test_fail "round $r $side mb-$w x$len: mbcache2_bench ran"
+			done
+		done
+	done
+	for v in pcs pcc atomic; do
+		for len in 1 3; do
+			n=$((ios * len * 100))
+			window "r$r M $v x$len" $((2 * n)) \
+				kmod_run percpu_stats_bench only="$v" ops="$n" ||
+				ktap_test_fail "round $r $v x$len: percpu_stats_bench ran"
+		done
 	done
 	r=$((r + 1))
 done

@@ -5,19 +5,23 @@
  *   xattr-load -d DIR -f FILES -s            create FILES files in DIR, each
  *                                            with the same POSIX ACL and user
  *                                            xattrs (so they share one block)
- *   xattr-load -d DIR -f FILES -j THREADS [-t SECONDS | -n OPS] [-w PCT]
+ *   xattr-load -d DIR -f FILES -j THREADS [-t SECONDS | -n OPS] [-w PCT] [-p]
  *                                            THREADS threads pick random files
  *                                            and getxattr/listxattr them, and
- *                                            setxattr with PCT% probability
+ *                                            setxattr with PCT% probability;
+ *                                            -p pins thread i to the i-th
+ *                                            online CPU (modulo their count)
  *
  * A set writes one of two values of user.flip, so the files keep sharing a
  * few blocks and every set looks a block up in the cache. The run prints one
  * JSON line: {"threads":..,"seconds":..,"ops":..,"ops_per_s":..,...}.
  * Exit status: 0, 1 when some call failed, 2 on bad usage.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +45,7 @@ static long nthreads = 1;
 static double seconds;
 static long ops_per_thread;
 static long write_pct = 1;
+static int pin;
 static int stop;	/* read and written with __atomic builtins */
 
 struct worker {
@@ -207,6 +212,25 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/* Binds @tid to the (@i modulo their count)-th CPU this process may run on */
+static int pin_thread(pthread_t tid, long i)
+{
+	cpu_set_t allowed, one;
+	int cpu, n = 0, want;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+		return -1;
+	want = (int)(i % CPU_COUNT(&allowed));
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed) || n++ != want)
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		return pthread_setaffinity_np(tid, sizeof(one), &one) ? -1 : 0;
+	}
+	return -1;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -229,6 +253,10 @@ static int run(void)
 		w[i].seed = 0x9e3779b97f4a7c15ull * (u64)(i + 1);
 		if (pthread_create(&w[i].tid, NULL, work, &w[i])) {
 			fprintf(stderr, "xattr-load: pthread_create failed\n");
+			exit(1);
+		}
+		if (pin && pin_thread(w[i].tid, i)) {
+			fprintf(stderr, "xattr-load: cannot pin thread %ld\n", i);
 			exit(1);
 		}
 	}
@@ -263,7 +291,7 @@ static void bad_usage(void)
 {
 	static const char *const lines[] = {
 		"-d DIR [-f FILES] -s",
-		"-d DIR [-f FILES] [-j THREADS] [-t SECONDS | -n OPS] [-w PCT]",
+		"-d DIR [-f FILES] [-j THREADS] [-t SECONDS | -n OPS] [-w PCT] [-p]",
 	};
 
 	fprintf(stderr, "usage: xattr-load %s\n       xattr-load %s\n",
@@ -275,7 +303,7 @@ int main(int argc, char **argv)
 {
 	int c, do_setup = 0;
 
-	while ((c = getopt(argc, argv, "d:f:j:t:n:w:s")) != -1) {
+	while ((c = getopt(argc, argv, "d:f:j:t:n:w:sp")) != -1) {
 		switch (c) {
 		case 'd':
 			dir = optarg;
@@ -297,6 +325,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			do_setup = 1;
+			break;
+		case 'p':
+			pin = 1;
 			break;
 		default:
 			bad_usage();
