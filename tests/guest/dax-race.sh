@@ -4,8 +4,9 @@
 # punch, collapse and insert range, the extent status shrinker, and, on a
 # dax=inode mount, the per-file DAX flag. Each block carries its owner and
 # offset, so a read of a freed, foreign or shifted block fails the run.
-# ext4x's DAX reads take no i_es_lock and its overwrites take i_rwsem
-# shared, so this is the test of those. A third phase is deterministic: on
+# ext4x's DAX reads take no i_es_lock, and its O_DIRECT reads no i_rwsem
+# and O_DIRECT overwrites i_rwsem shared, so this is the test of those
+# (dax-race opens its files with O_DIRECT). A third phase is deterministic: on
 # a small, full file system without a journal (freed blocks are reused at
 # once), a read is stopped by userfaultfd after it has mapped its block,
 # and a truncate at that block must not complete until the read does (the
@@ -16,7 +17,8 @@
 # copy, holding i_rwsem, and an overwrite of another block of the file
 # must complete meanwhile when the stopped write is an overwrite (ext4x:
 # i_rwsem shared), and must not when it extends the file, fills a hole,
-# converts an unwritten extent or goes to a setuid file (exclusive).
+# converts an unwritten extent, goes to a setuid file or is a plain write
+# without O_DIRECT (exclusive).
 # After each phase e2fsck -fn must be clean and the kernel log free of
 # WARN, BUG, oops and ext4 errors. Each phase runs 15 s (ext4x_long=1:
 # 120 s; ext4x_race_secs=N: N s); ext4x_race_fs=ext4 runs it on stock ext4.

@@ -8,7 +8,9 @@
  *
  * Every block written carries its owner and offset (struct rec), so a read
  * that returns a block of another file or offset, or anything that is
- * neither such a pattern nor zeros, is caught.
+ * neither such a pattern nor zeros, is caught. The files are opened with
+ * O_DIRECT: ext4x relaxes its locking only for I/O that asked for direct
+ * I/O semantics.
  *
  * Default: two readers and an overwriter on four files, a thread running
  * the extent status shrinker (drop_caches), and the main thread cycling
@@ -44,8 +46,9 @@
  * of written blocks inside the size (i_rwsem shared) that must complete;
  * under a write that extends the file, fills a hole, converts an
  * unwritten extent or is made to a setuid file (i_rwsem exclusive) it
- * must not. write-stall-exclusive: as stock ext4 does, no stopped write
- * lets the other complete.
+ * must not, nor under a plain overwrite (a descriptor without O_DIRECT:
+ * such a write keeps POSIX's exclusion). write-stall-exclusive: as stock
+ * ext4 does, no stopped write lets the other complete.
  *
  * Prints one line of counts; exit status 0 when every read was good and
  * every kind of change ran, 1 on a bad read or a failed call, 2 on bad
@@ -444,10 +447,14 @@ static atomic_uint stall_file, stall_block, stall_kind;
 static unsigned long stalls, changed_in_stall, waited_out;
 
 /* write-stall: the kinds of stopped write, and what each let through */
-enum { W_OVERWRITE, W_EXTEND, W_HOLE, W_UNWRITTEN, W_SETUID, W_KINDS };
+enum { W_OVERWRITE, W_EXTEND, W_HOLE, W_UNWRITTEN, W_SETUID, W_PLAIN,
+	W_KINDS };
 static const char *const wkind_names[W_KINDS] = {
-	"overwrite", "extend", "hole", "unwritten", "setuid"
+	"overwrite", "extend", "hole", "unwritten", "setuid", "plain"
 };
+
+/* file 0 opened without O_DIRECT, for the plain overwrites */
+static int plain_fd = -1;
 
 static unsigned long wstalls[W_KINDS], wbeside[W_KINDS];
 static int write_stall, shared_overwrites;
@@ -585,7 +592,8 @@ static void *stall_writer(void *arg)
 		atomic_store(&stall_file, f);
 		atomic_store(&stall_block, b);
 		atomic_store(&stall_kind, kind);
-		if (pwrite(fds[f], page, BLK, (off_t)b * BLK) != BLK) {
+		if (pwrite(kind == W_PLAIN ? plain_fd : fds[f], page, BLK,
+			   (off_t)b * BLK) != BLK) {
 			perror("stopped pwrite");
 			break;
 		}
@@ -834,7 +842,7 @@ int main(int argc, char **argv)
 	stall = !strcmp(mode, "stall") || write_stall;
 	for (f = 0; f <= NFILES; f++) {
 		snprintf(path, sizeof(path), "%s/race.%u", argv[1], f);
-		fds[f] = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		fds[f] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_DIRECT, 0644);
 		if (fds[f] < 0 || (toggle_dax && set_dax_flag(fds[f], 1))) {
 			perror(path);
 			return 1;
@@ -850,6 +858,14 @@ int main(int argc, char **argv)
 	if (write_stall && fchmod(fds[1], 04644)) {
 		perror("fchmod");
 		return 1;
+	}
+	if (write_stall) {
+		snprintf(path, sizeof(path), "%s/race.0", argv[1]);
+		plain_fd = open(path, O_RDWR);
+		if (plain_fd < 0) {
+			perror(path);
+			return 1;
+		}
 	}
 	if (stall) {
 		if ((!write_stall && fill_free(argv[1])) || stall_setup())
