@@ -886,7 +886,13 @@ int main(int argc, char **argv)
 		}
 	}
 	end = time(NULL) + atoi(argv[2]);
-	for (i = 0; time(NULL) < end && !atomic_load(&bad); i++) {
+	/*
+	 * The random mode runs its whole cycle of changes at least once, even
+	 * past the end: on a slow kernel (KASAN with lockdep) 15 s may not hold
+	 * one cycle, and a change that never ran would fail the run.
+	 */
+	for (i = 0; (time(NULL) < end || (!stall && !es_merge && i < NOPS)) &&
+	     !atomic_load(&bad); i++) {
 		unsigned int op = es_merge ? OP_DOWN : i % NOPS;
 
 		if (write_stall)
