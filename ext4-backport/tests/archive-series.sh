@@ -9,9 +9,9 @@
 # series replaces the series, its patch files replace the entries of the same name)
 # is honoured the same way, and the patched tree must pass check-drains.sh (no plain
 # inode_dio_wait() the series does not list), as prepare.sh requires. Prints KTAP,
-# one test per version (the failing patch named), then a summary table. Slow: each package is about 150 MB, so it is
-# run by `make check-long` (tests/check.sh --long), not by make check (which
-# runs the test-*.sh files of this directory).
+# one test per version (the failing patch named), then a summary table. Slow: each
+# package is about 150 MB, so it is run by `make check-long` (tests/check.sh
+# --long), not by make check (which runs the test-*.sh files of this directory).
 #
 # Usage: archive-series.sh [CACHE_DIR]
 #   CACHE_DIR  where the extracts are kept, one directory per version (default:

@@ -18,8 +18,8 @@
 # (path, size/mtime/inode of Makefile, auto.conf, utsrelease.h), the source
 # tarball (size/mtime/inode, or its absence), prepare.sh's environment
 # overrides, and a hash of the X.Y patch dir and of prepare.sh, rename.sh,
-# rename-globals.txt, ext4x_version.c, check-drains.sh and this file. A package upgrade replaces
-# those files, so the key changes. With KSRC set nothing is cached (a tree can
+# rename-globals.txt, ext4x_version.c, check-drains.sh and this file. A package
+# upgrade replaces those files, so the key changes. With KSRC set nothing is cached (a tree can
 # change in place).
 # --once ID: print the line only once per ID (dkms reads dkms.conf several times
 # in one command; dkms.conf passes dkms's process id).

@@ -24,8 +24,8 @@
 # round and last.
 # Kernel parameters: ext4x_coh_rounds (default 3), ext4x_coh_ios (N of the
 # file-system jobs, default 1000; the mbcache workloads run 8N rounded up to
-# a multiple of 64, the micro operations 100N), ext4x_coh_calib (increments a thread,
-# default 200000).
+# a multiple of 64, the micro operations 100N), ext4x_coh_calib (increments
+# a thread, default 200000).
 # Run by: make bench-coherence (tests/coherence/bench.sh)
 # timeout: 3000
 . /tests/vm/guest/lib.sh
@@ -87,6 +87,16 @@ kmod_run() {
 	modprobe "$_m" "$@" || return 1
 	modprobe -r "$_m"
 }
+# mkfs_dax [MKE2FS OPTION...]: a fresh ext4 on /dev/pmem0 mounted -t $fs
+# -o dax on /mnt, status 1 when that failed; a mount without dax fails a
+# test of its own, and the jobs still run
+mkfs_dax() {
+	mke2fs -q -F -t ext4 -b 4096 "$@" /dev/pmem0 &&
+		mount -t "$fs" -o dax /dev/pmem0 /mnt || return 1
+	grep -q " /mnt $fs .*dax" /proc/mounts ||
+		ktap_test_fail "round $r $side: $fs mounted with dax" "$(grep ' /mnt ' /proc/mounts)"
+	return 0
+}
 # xattr_run ARGS...: xattr-load, its JSON line not on the console
 xattr_run() {
 	xattr-load "$@" >/dev/null
@@ -102,13 +112,10 @@ while [ "$r" -le "$rounds" ]; do
 	for side in A B; do
 		fs=ext4
 		[ "$side" = A ] || fs=ext4x
-		if ! mke2fs -q -F -t ext4 -b 4096 /dev/pmem0 ||
-			! mount -t "$fs" -o dax /dev/pmem0 /mnt; then
+		if ! mkfs_dax; then
 			ktap_test_fail "round $r $side: mkfs and mount -t $fs -o dax"
 			continue
 		fi
-		grep -q " /mnt $fs .*dax" /proc/mounts ||
-			ktap_test_fail "round $r $side: $fs mounted with dax" "$(grep ' /mnt ' /proc/mounts)"
 		dd if=/dev/zero of=/mnt/f0 bs=1M count=64 2>/dev/null &&
 			dd if=/dev/zero of=/mnt/f1 bs=1M count=64 2>/dev/null && sync
 		for job in randread randwrite alloc; do
@@ -119,8 +126,7 @@ while [ "$r" -le "$rounds" ]; do
 			done
 		done
 		umount /mnt
-		if ! mke2fs -q -F -t ext4 -b 4096 -I 128 /dev/pmem0 ||
-			! mount -t "$fs" -o dax /dev/pmem0 /mnt || ! mkdir /mnt/x ||
+		if ! mkfs_dax -I 128 || ! mkdir /mnt/x ||
 			! xattr-load -d /mnt/x -f "$xfiles" -s >/dev/null; then
 			ktap_test_fail "round $r $side: xattr files on $fs"
 		else
