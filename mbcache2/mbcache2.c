@@ -1,70 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mbcache2 - a scalable meta block cache
+ * mbcache2 - a meta block cache whose operations share no cache line
  *
- * The API and its semantics follow the 6.1 mbcache (fs/mbcache.c): a cache
- * maps a 32-bit key to 64-bit values; a (key, value) pair is unique, a key
- * need not be. Entries are reference counted; the cache holds one reference
- * for as long as an entry is hashed.
+ * The API follows mbcache (fs/mbcache.c): a cache maps a 32-bit key to
+ * 64-bit values, a (key, value) pair is unique, entries are reference
+ * counted and the cache holds one reference while an entry is hashed.
  *
- * What differs is the locking and the bookkeeping:
+ * Locking: the hash buckets are striped over the spinlocks of a struct
+ * blockgroup_lock; bucket b belongs to stripe b & (nr_stripes - 1). The
+ * stripe lock guards the stripe's chains, its LRU list and its count
+ * (struct mbc2_stripe, one cache line each). An entry's hash reference is
+ * dropped only under its stripe lock, together with the unhashing, so an
+ * entry found in a chain has e_refcnt >= 1 and an entry whose last
+ * reference goes in mbcache2_entry_put() is already unhashed: freeing it
+ * never touches the cache.
  *
- *  - Each cache has a struct blockgroup_lock: NR_BG_LOCKS cacheline-aligned
- *    spinlocks (128 on a distro kernel). Hash bucket b belongs to stripe
- *    b & (nr_stripes - 1). The stripe lock guards the hash chains of its
- *    buckets and, in a parallel array of cacheline-aligned structs, the
- *    stripe's own LRU list and entry count. Insert, lookup and delete take
- *    exactly one stripe lock and touch no cache-wide shared cacheline
- *    (statistics are per-CPU).
+ * Counting without a shared line: a stripe adds its count change to the
+ * cache-wide c_folded_count only every c_fold entries, so that total is
+ * off by less than c_slack = nr_stripes * c_fold. Every operation reads
+ * the cache's first lines and writes none of them; the folded count and
+ * the reclaim cursor live on lines of their own.
  *
- *  - Because the hash reference of an entry is dropped only under its
- *    stripe lock, and at the same moment the entry is unhashed, an entry
- *    found in a chain under the lock always has e_refcnt >= 1, and an
- *    entry whose refcount drops to zero through mbcache2_entry_put() has
- *    already been unhashed: freeing it never touches the cache.
- *
- *  - The capacity is cache-wide, as in mbcache: 16 entries per bucket,
- *    whatever stripe they hash to. A stripe may hold any share of it, so
- *    one hot bucket (thousands of full xattr blocks with the same hash) or
- *    an unlucky spread of hashes never evicts an entry while the cache as
- *    a whole is under its limit. The count that decides is kept without a
- *    cache-wide cacheline on every insert: each stripe folds its net
- *    change into one atomic_long_t once it reaches +-c_fold entries (1/16
- *    of a stripe's even share, at least 1), so the folded total is never
- *    off by more than nr_stripes * (c_fold - 1) entries (896 of 16384 for
- *    ext4's 1024 buckets). The insert that folds compares that total with
- *    the limit: at the limit it schedules the trim work, which counts the
- *    stripes exactly and, only if the cache really is full, scans it down
- *    to 7/8 of the limit, oldest first in each stripe and each stripe in
- *    proportion to its size; at twice the limit (the work cannot keep up)
- *    the inserter scans a batch of its own stripe, if its gfp mask lets it
- *    sleep.
- *
- *  - Reclaim (shrinker, trim work, mbcache2_shrink()) is second chance per
- *    stripe: the head of a stripe's LRU is freed when it is unreferenced
- *    and unused, otherwise its referenced bit is cleared and it moves to
- *    the tail. The shrinker spreads its scan over the stripes in
- *    proportion to their counts, starting at a rotating cursor, so a scan
- *    of as many entries as the cache holds is exactly one pass over every
- *    stripe.
- *
- *  - Lookups take the stripe lock; there is no RCU lookup path.
- *
- * Statistics: /sys/kernel/debug/mbcache2/<name>/stats prints one
- * "name value" per line: the event counters lookups, hits, inserts,
- * duplicates, deletes and evictions (per-CPU percpu_stats counters), the
- * gauge entries (incremented on insert and decremented on removal, on
- * whatever CPU; the sum is clamped at zero because it may be transiently
- * negative), stripe_entries (the sum of the per-stripe counts), the
- * capacity (max_entries, buckets, stripes) and the size of one entry beside
- * that of a stock mbcache entry (entry_bytes, stock_entry_bytes). The
- * stats file is read-only; writing "0" or "reset" to the write-only file
- * /sys/kernel/debug/mbcache2/<name>/reset restarts the event counters from
- * zero: their current totals become a base that later reads subtract, no
- * per-CPU counter is written, so an event racing with the reset is counted
- * exactly once, before or after it. The entries gauge is not reset.
- * /sys/kernel/debug/mbcache2/live_objects counts entries allocated and not
- * yet freed, over all caches.
+ * Reclaim is second chance per stripe (the head of a stripe's LRU is freed
+ * if unused and unreferenced, otherwise it loses its referenced bit and
+ * goes to the tail). A scan takes the stripes round robin from a cursor,
+ * at least MBC2_SCAN_QUANTUM entries from each, so a shrinker batch takes
+ * a few locks. The capacity is cache-wide (16 entries per bucket): a fold
+ * that reaches it queues the trim work, which scans the cache down to 7/8
+ * of it; at twice the capacity inserters reclaim from their own stripe
+ * before they insert, as mbcache's inserters do.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -75,12 +39,10 @@
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/math64.h>
-#include <linux/mbcache.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
-#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -92,21 +54,18 @@
 
 #include "compat.h"
 
-/* Longest cache name kept, including the NUL */
 #define MBC2_NAME_LEN		32
-/* Most entries an inserter scans when the cache is at twice its limit */
+/* Entries an inserter scans in its own stripe at twice the capacity */
 #define MBC2_SYNC_SHRINK_BATCH	64
-/*
- * The trim work scans a full cache down to 7/8 of its limit, so that one
- * run makes room for many inserts (twice the 1/16 of the cache that the
- * stock trim scans) before the next one is needed.
- */
+/* The trim work scans a full cache down to (1 - 1/8) of its capacity */
 #define MBC2_TRIM_DIVISOR	8
-/* A stripe folds its count change into the cache total every 1/16 share */
+/* A stripe folds its count every 1/16 of its even share, at most 64 */
 #define MBC2_FOLD_DIVISOR	16
 #define MBC2_FOLD_MAX		64
-/* Most entries scanned per stripe lock hold */
-#define MBC2_SCAN_CHUNK		64
+/* Fewest entries a scan takes from a stripe it visits */
+#define MBC2_SCAN_QUANTUM	32UL
+/* Most entries scanned under one hold of a stripe lock */
+#define MBC2_SCAN_CHUNK		64UL
 
 enum mbc2_event {
 	MBC2_MISSES,
@@ -118,60 +77,44 @@ enum mbc2_event {
 	MBC2_NR_EVENTS
 };
 
-/**
- * struct mbc2_stripe - per-stripe reclaim state, guarded by the stripe lock
- * @s_lru: entries of the stripe, least recently inserted first
- * @s_count: number of entries on @s_lru (and in the stripe's chains);
- *	read without the lock by mbcache2_count()
- * @s_unfolded: change of @s_count not yet added to the cache's
- *	c_folded_count
- */
+/* A stripe's LRU and count, under its lock; s_count is read locklessly */
 struct mbc2_stripe {
-	struct list_head	s_lru;
+	struct list_head	s_lru;		/* oldest first */
 	unsigned long		s_count;
-	long			s_unfolded;
+	long			s_unfolded;	/* not yet in c_folded_count */
 } ____cacheline_aligned_in_smp;
 
-/**
- * struct mbcache2 - one cache, normally one per device
- * @c_bgl: the stripe locks
- * @c_hash: 2^@c_bucket_bits hash chain heads
- * @c_stripes: @c_nr_stripes stripe structs, parallel to @c_bgl
- * @c_bucket_bits: log2 of the number of hash buckets
- * @c_nr_stripes: number of stripes in use, a power of two
- * @c_max_entries: capacity of the whole cache
- * @c_fold: how far a stripe's count may drift before it is folded into
- *	@c_folded_count
- * @c_folded_count: entries in the cache, give or take
- *	@c_nr_stripes * (@c_fold - 1); decides when to reclaim
- * @c_shrink_cursor: stripe where the next shrinker scan starts
- * @c_events: event counters (enum mbc2_event); reset from debugfs
- * @c_entries: a single gauge, entries in the cache; never reset
- * @c_shrink: memory pressure shrinker (mbc2_shrinker_create())
- * @c_trim_work: background trim when the cache reaches its limit
- * @c_debugfs: the cache's debugfs directory
- * @c_name: name given at creation, '/' replaced by '!'
- */
+/* One cache, normally one per device */
 struct mbcache2 {
-	struct blockgroup_lock	c_bgl;
-	struct hlist_head	*c_hash;
-	struct mbc2_stripe	*c_stripes;
+	struct blockgroup_lock	c_bgl;		/* the stripe locks */
+
+	/* read by every operation, written at creation */
+	struct hlist_head	*c_hash;	/* 2^c_bucket_bits chains */
+	struct mbc2_stripe	*c_stripes;	/* one per lock in c_bgl */
 	unsigned int		c_bucket_bits;
-	unsigned int		c_nr_stripes;
-	unsigned long		c_max_entries;
-	unsigned long		c_fold;
-	atomic_long_t		c_folded_count;
-	unsigned int		c_shrink_cursor;
-	struct percpu_stats	c_events;
-	struct percpu_stats	c_entries;
+	unsigned int		c_nr_stripes;	/* a power of two */
+	unsigned long		c_max_entries;	/* the capacity */
+	unsigned long		c_fold;		/* a stripe folds at +-c_fold */
+	unsigned long		c_slack;	/* c_folded_count's error */
+	struct percpu_stats	c_events;	/* enum mbc2_event */
+	struct percpu_stats	c_entries;	/* one gauge: entries cached */
+	/* twice the capacity: inserters reclaim first (written on change) */
+	bool			c_reclaim_sync;
+
+	/* written by folds */
+	atomic_long_t		c_folded_count ____cacheline_aligned_in_smp;
+	long			c_trim_at;	/* fold total that queues a trim */
+
+	/* written by reclaim */
+	unsigned int		c_shrink_cursor ____cacheline_aligned_in_smp;
 	struct shrinker		*c_shrink;
 	struct work_struct	c_trim_work;
 	struct dentry		*c_debugfs;
-	char			c_name[MBC2_NAME_LEN];
+	char			c_name[MBC2_NAME_LEN];	/* '/' made '!' */
 };
 
 static struct kmem_cache *mbc2_entry_cache;
-/* One counter: entries allocated and not yet freed, over all caches */
+/* Entries allocated and not yet freed, over all caches */
 static struct percpu_stats mbc2_live;
 static struct dentry *mbc2_debugfs_root;
 
@@ -191,8 +134,8 @@ static inline spinlock_t *mbc2_lock(struct mbcache2 *cache, unsigned int idx)
 	return bgl_lock_ptr(&cache->c_bgl, idx);
 }
 
-static inline struct mbcache2_entry *mbc2_entry_alloc(gfp_t mask, u32 key,
-						      u64 value, bool reusable)
+static struct mbcache2_entry *mbc2_entry_alloc(gfp_t mask, u32 key,
+					       u64 value, bool reusable)
 {
 	struct mbcache2_entry *entry;
 
@@ -201,7 +144,7 @@ static inline struct mbcache2_entry *mbc2_entry_alloc(gfp_t mask, u32 key,
 		return NULL;
 	INIT_LIST_HEAD(&entry->e_list);
 	INIT_HLIST_NODE(&entry->e_hash_list);
-	/* The only reference is the one the hash table will own */
+	/* the reference the hash table will own */
 	atomic_set(&entry->e_refcnt, 1);
 	entry->e_key = key;
 	entry->e_value = value;
@@ -216,34 +159,41 @@ static void mbc2_entry_free(struct mbcache2_entry *entry)
 	percpu_stats_dec(&mbc2_live, 0);
 }
 
-/* Add a stripe's unfolded count change to the cache total; returns it */
-static noinline long mbc2_fold(struct mbcache2 *cache,
-			       struct mbc2_stripe *stripe, long unfolded)
+static void mbc2_set_reclaim_sync(struct mbcache2 *cache, bool on)
 {
-	stripe->s_unfolded = 0;
-	return atomic_long_add_return(unfolded, &cache->c_folded_count);
+	if (READ_ONCE(cache->c_reclaim_sync) != on)
+		WRITE_ONCE(cache->c_reclaim_sync, on);
 }
 
-/*
- * Change a stripe's entry count by @delta (+1 or -1) under its lock, and
- * fold the change into the cache total once it reaches c_fold. Returns the
- * new folded total if this call folded, 0 otherwise. Inline, with the
- * fold out of line: the insert and delete paths pay no call for it.
- */
-static inline long mbc2_stripe_count(struct mbcache2 *cache,
+/* Add a stripe's count change to the cache total and act on the total */
+static noinline void mbc2_fold(struct mbcache2 *cache,
+			       struct mbc2_stripe *stripe, long unfolded)
+{
+	long total;
+
+	stripe->s_unfolded = 0;
+	total = atomic_long_add_return(unfolded, &cache->c_folded_count);
+	mbc2_set_reclaim_sync(cache, total >= 2 * (long)cache->c_max_entries);
+	/* only growth calls for a trim; the trim's own folds are negative */
+	if (unfolded > 0 && total >= READ_ONCE(cache->c_trim_at) &&
+	    !work_pending(&cache->c_trim_work))
+		schedule_work(&cache->c_trim_work);
+}
+
+/* Change a stripe's count by @delta under its lock; fold it when due */
+static inline void mbc2_stripe_count(struct mbcache2 *cache,
 				     struct mbc2_stripe *stripe, long delta)
 {
 	long unfolded = stripe->s_unfolded + delta;
 
 	WRITE_ONCE(stripe->s_count, stripe->s_count + delta);
-	if (likely(abs(unfolded) < cache->c_fold)) {
+	if (likely(abs(unfolded) < cache->c_fold))
 		stripe->s_unfolded = unfolded;
-		return 0;
-	}
-	return mbc2_fold(cache, stripe, unfolded);
+	else
+		mbc2_fold(cache, stripe, unfolded);
 }
 
-/* Caller holds the stripe lock and has just taken the hash reference */
+/* Caller holds the stripe lock and has taken the hash reference */
 static inline void mbc2_unlink(struct mbcache2 *cache,
 			       struct mbc2_stripe *stripe,
 			       struct mbcache2_entry *entry)
@@ -253,10 +203,7 @@ static inline void mbc2_unlink(struct mbcache2 *cache,
 	mbc2_stripe_count(cache, stripe, -1);
 }
 
-/*
- * Scan up to @nr_to_scan entries from the head of one stripe's LRU and
- * free the unused, unreferenced ones; give the others a second chance.
- */
+/* Scan @nr_to_scan entries from the head of stripe @idx's LRU */
 static unsigned long mbc2_shrink_stripe(struct mbcache2 *cache,
 					unsigned int idx,
 					unsigned long nr_to_scan)
@@ -268,8 +215,7 @@ static unsigned long mbc2_shrink_stripe(struct mbcache2 *cache,
 	LIST_HEAD(dispose);
 
 	while (nr_to_scan) {
-		unsigned long chunk = min_t(unsigned long, nr_to_scan,
-					    MBC2_SCAN_CHUNK);
+		unsigned long chunk = min(nr_to_scan, MBC2_SCAN_CHUNK);
 
 		nr_to_scan -= chunk;
 		spin_lock(lock);
@@ -289,13 +235,12 @@ static unsigned long mbc2_shrink_stripe(struct mbcache2 *cache,
 		if (list_empty(&stripe->s_lru))
 			nr_to_scan = 0;
 		spin_unlock(lock);
-		cond_resched();
+		if (nr_to_scan)
+			cond_resched();
 	}
 
-	list_for_each_entry_safe(entry, next, &dispose, e_list) {
-		list_del_init(&entry->e_list);
+	list_for_each_entry_safe(entry, next, &dispose, e_list)
 		mbc2_entry_free(entry);
-	}
 	if (freed) {
 		percpu_stats_add(&cache->c_events, MBC2_EVICTIONS, freed);
 		percpu_stats_add(&cache->c_entries, 0, -(s64)freed);
@@ -304,146 +249,123 @@ static unsigned long mbc2_shrink_stripe(struct mbcache2 *cache,
 }
 
 /**
- * mbcache2_count - number of entries in a cache
+ * mbcache2_count - entries in a cache, summed over its stripes locklessly
  * @cache: the cache
  *
- * Sums the per-stripe counts without taking the stripe locks, so the result
- * is a snapshot that concurrent inserts and deletes may already have made
- * stale. It walks every stripe: do not call it per operation.
- *
- * Return: the number of hashed entries, or 0 for a NULL @cache.
+ * Return: the number of hashed entries, a snapshot for reporting.
  */
 unsigned long mbcache2_count(struct mbcache2 *cache)
 {
 	unsigned long count = 0;
 	unsigned int i;
 
-	if (WARN_ON_ONCE(!cache))
-		return 0;
 	for (i = 0; i < cache->c_nr_stripes; i++)
 		count += READ_ONCE(cache->c_stripes[i].s_count);
 	return count;
 }
-EXPORT_SYMBOL(mbcache2_count);
+EXPORT_SYMBOL_NS_GPL(mbcache2_count, MBCACHE2_INTERNAL);
 
 /**
  * mbcache2_max_entries - capacity of a cache
  * @cache: the cache
  *
- * Return: 16 entries per hash bucket, the level above which background
- * reclaim starts, or 0 for a NULL @cache.
+ * Return: 16 entries per bucket, the count at which reclaim starts.
  */
 unsigned long mbcache2_max_entries(struct mbcache2 *cache)
 {
-	if (WARN_ON_ONCE(!cache))
-		return 0;
 	return cache->c_max_entries;
 }
-EXPORT_SYMBOL(mbcache2_max_entries);
+EXPORT_SYMBOL_NS_GPL(mbcache2_max_entries, MBCACHE2_INTERNAL);
 
 /**
- * mbcache2_shrink - reclaim unused entries from a cache
+ * mbcache2_shrink - reclaim unused entries from a cache, as its shrinker
  * @cache: the cache
  * @nr_to_scan: number of entries to look at
  *
- * Does what the cache's shrinker does under memory pressure: scans
- * @nr_to_scan entries, spread over the stripes in proportion to their
- * entry counts and starting where the previous scan stopped, and frees
- * those that are neither in use nor referenced. An entry that is
- * referenced (mbcache2_entry_touch()) or in use loses its referenced bit
- * and goes to the tail of its stripe's LRU: it survives this pass. A scan
- * of at least mbcache2_count() entries visits every entry exactly once.
- * Exported for tests and for callers that want to trim a cache.
+ * Scans the oldest entries of the stripes round robin from where the last
+ * scan stopped, each stripe's share of @nr_to_scan but at least
+ * MBC2_SCAN_QUANTUM; a scan of mbcache2_count() entries visits each once.
  *
  * Context: process context; may sleep.
  * Return: the number of entries freed.
  */
 unsigned long mbcache2_shrink(struct mbcache2 *cache, unsigned long nr_to_scan)
 {
-	unsigned long total, left = nr_to_scan, freed = 0;
-	unsigned int nr = 0, start, mask, idx;
+	unsigned int mask = cache->c_nr_stripes - 1, start, n;
+	unsigned long total = mbcache2_count(cache), freed = 0;
 
-	if (WARN_ON_ONCE(!cache))
-		return 0;
-	total = mbcache2_count(cache);
 	if (!total || !nr_to_scan)
 		return 0;
-	mask = cache->c_nr_stripes - 1;
-	start = READ_ONCE(cache->c_shrink_cursor) & mask;
-	for (nr = 0; nr < cache->c_nr_stripes && left; nr++) {
+	start = READ_ONCE(cache->c_shrink_cursor);
+	for (n = 0; n < cache->c_nr_stripes && nr_to_scan; n++) {
+		unsigned int idx = (start + n) & mask;
 		unsigned long count, quota;
 
-		idx = (start + nr) & mask;
 		count = READ_ONCE(cache->c_stripes[idx].s_count);
 		if (!count)
 			continue;
-		/* This stripe's share of the scan, rounded up */
 		if (nr_to_scan >= total)
 			quota = count;
 		else
-			quota = div64_u64((u64)count * nr_to_scan + total - 1,
-					  total);
-		quota = min(quota, left);
-		left -= quota;
+			quota = max(MBC2_SCAN_QUANTUM,
+				    div64_u64((u64)count * nr_to_scan, total));
+		quota = min3(quota, count, nr_to_scan);
+		nr_to_scan -= quota;
 		freed += mbc2_shrink_stripe(cache, idx, quota);
+		cond_resched();
 	}
-	WRITE_ONCE(cache->c_shrink_cursor, (start + nr) & mask);
+	WRITE_ONCE(cache->c_shrink_cursor, (start + n) & mask);
 	return freed;
 }
-EXPORT_SYMBOL(mbcache2_shrink);
+EXPORT_SYMBOL_NS_GPL(mbcache2_shrink, MBCACHE2_INTERNAL);
 
+/*
+ * The folded count, or the exact one when the folded one is too close to
+ * zero to tell an empty cache from one holding up to c_slack entries.
+ */
 static unsigned long mbc2_shrink_count(struct shrinker *shrink,
 				       struct shrink_control *sc)
 {
 	struct mbcache2 *cache = mbc2_shrinker_owner(shrink);
+	long folded = atomic_long_read(&cache->c_folded_count);
 
+	if (folded > (long)cache->c_slack)
+		return folded;
 	return mbcache2_count(cache);
 }
 
 static unsigned long mbc2_shrink_scan(struct shrinker *shrink,
 				      struct shrink_control *sc)
 {
-	struct mbcache2 *cache = mbc2_shrinker_owner(shrink);
-
-	return mbcache2_shrink(cache, sc->nr_to_scan);
+	return mbcache2_shrink(mbc2_shrinker_owner(shrink), sc->nr_to_scan);
 }
 
 /*
- * The trim work: count the stripes exactly (the folded total that
- * scheduled it may be high by up to nr_stripes * (c_fold - 1)) and, if the
- * cache is at its limit, scan it down to 7/8 of it.
+ * Count exactly; if the cache is at its capacity, scan it down to 7/8 of
+ * it. If not (the folded count was high by its slack), queue the next trim
+ * only when the folded count has grown by what the cache lacked.
  */
 static void mbc2_trim_worker(struct work_struct *work)
 {
 	struct mbcache2 *cache = container_of(work, struct mbcache2,
 					      c_trim_work);
-	unsigned long low = cache->c_max_entries -
-			    cache->c_max_entries / MBC2_TRIM_DIVISOR;
+	unsigned long max = cache->c_max_entries;
+	long folded = atomic_long_read(&cache->c_folded_count);
 	unsigned long count = mbcache2_count(cache);
 
-	if (count >= cache->c_max_entries)
-		mbcache2_shrink(cache, count - low);
+	if (count >= max) {
+		mbcache2_shrink(cache, count - (max - max / MBC2_TRIM_DIVISOR));
+		WRITE_ONCE(cache->c_trim_at, max);
+	} else {
+		/* at most the largest drift: folded and count raced */
+		WRITE_ONCE(cache->c_trim_at,
+			   min(folded + (long)(max - count),
+			       (long)(max + cache->c_slack)));
+	}
 }
 
-/*
- * Called by an inserter into stripe @idx whose fold left the cache total
- * at @total. At twice the limit the trim work is not keeping up, and the
- * inserter scans a batch of its own stripe: one lock, where a cache-wide
- * scan would take every stripe's.
- */
-static void mbc2_over_limit(struct mbcache2 *cache, unsigned int idx,
-			    gfp_t mask, unsigned long total)
-{
-	if (!work_pending(&cache->c_trim_work))
-		schedule_work(&cache->c_trim_work);
-	if (total >= 2 * cache->c_max_entries &&
-	    gfpflags_allow_blocking(mask))
-		mbc2_shrink_stripe(cache, idx, MBC2_SYNC_SHRINK_BATCH);
-}
-
-/* Hash @entry unless its (key, value) is present; frees it if it is. */
-static int mbc2_insert(struct mbcache2 *cache, gfp_t mask,
-		       struct mbcache2_entry *entry)
+/* Hash @entry unless its (key, value) is present; frees it if it is */
+static int mbc2_insert(struct mbcache2 *cache, struct mbcache2_entry *entry)
 {
 	unsigned int bucket = mbc2_bucket(cache, entry->e_key);
 	unsigned int idx = mbc2_stripe_idx(cache, bucket);
@@ -451,7 +373,6 @@ static int mbc2_insert(struct mbcache2 *cache, gfp_t mask,
 	struct mbc2_stripe *stripe = &cache->c_stripes[idx];
 	spinlock_t *lock = mbc2_lock(cache, idx);
 	struct mbcache2_entry *dup;
-	long total;
 
 	spin_lock(lock);
 	hlist_for_each_entry(dup, head, e_hash_list) {
@@ -465,13 +386,11 @@ static int mbc2_insert(struct mbcache2 *cache, gfp_t mask,
 	}
 	hlist_add_head(&entry->e_hash_list, head);
 	list_add_tail(&entry->e_list, &stripe->s_lru);
-	total = mbc2_stripe_count(cache, stripe, 1);
+	mbc2_stripe_count(cache, stripe, 1);
 	spin_unlock(lock);
 
 	percpu_stats_inc(&cache->c_events, MBC2_INSERTS);
 	percpu_stats_inc(&cache->c_entries, 0);
-	if (unlikely(total >= (long)cache->c_max_entries))
-		mbc2_over_limit(cache, idx, mask, total);
 	return 0;
 }
 
@@ -481,31 +400,31 @@ static int mbc2_insert(struct mbcache2 *cache, gfp_t mask,
  * @mask: allocation flags for the new entry
  * @key: key of the entry
  * @value: value of the entry; (@key, @value) identifies the entry
- * @reusable: whether mbcache2_entry_find_first() and
- *	mbcache2_entry_find_next() may return the entry
+ * @reusable: whether the find functions may return the entry
  *
- * Allocates an entry and hashes it, unless an entry with the same key and
- * value is already in the cache. The new entry is owned by the cache; the
- * caller gets no reference. Schedules the trim work when the cache is at
- * its limit; at twice the limit also reclaims a batch of entries from the
- * new entry's stripe itself, if @mask allows blocking.
+ * The cache owns the new entry; the caller gets no reference. At twice the
+ * capacity, if @mask allows blocking, first reclaims from the entry's
+ * stripe.
  *
- * Context: process context (the stripe locks are not irq-safe); sleeps
- * only if @mask allows blocking.
- * Return: 0 on success, -EBUSY if (@key, @value) is already cached,
- * -ENOMEM if the allocation failed, -EINVAL for a NULL @cache.
+ * Context: process context; sleeps only if @mask allows blocking.
+ * Return: 0, -EBUSY if (@key, @value) is already cached, or -ENOMEM.
  */
 int mbcache2_entry_create(struct mbcache2 *cache, gfp_t mask, u32 key,
 			  u64 value, bool reusable)
 {
 	struct mbcache2_entry *entry;
 
-	if (WARN_ON_ONCE(!cache))
-		return -EINVAL;
+	if (unlikely(READ_ONCE(cache->c_reclaim_sync)) &&
+	    gfpflags_allow_blocking(mask)) {
+		unsigned int idx = mbc2_stripe_idx(cache,
+						   mbc2_bucket(cache, key));
+
+		mbc2_shrink_stripe(cache, idx, MBC2_SYNC_SHRINK_BATCH);
+	}
 	entry = mbc2_entry_alloc(mask, key, value, reusable);
 	if (!entry)
 		return -ENOMEM;
-	return mbc2_insert(cache, mask, entry);
+	return mbc2_insert(cache, entry);
 }
 EXPORT_SYMBOL(mbcache2_entry_create);
 
@@ -515,49 +434,31 @@ EXPORT_SYMBOL(mbcache2_entry_create);
  * @mask: allocation flags, used only if the pair is not cached yet
  * @key: key of the entry
  * @value: value of the entry
- * @reusable: reusable flag for a newly created entry; an existing entry
- *	keeps its flags
+ * @reusable: reusable flag for a new entry; a cached one keeps its flags
  *
- * Same result as mbcache2_entry_create(), but looks the pair up first and
- * allocates nothing when it is already cached. Use it where the pair is
- * usually present (e.g. on every read of a shared xattr block); use
- * mbcache2_entry_create() where it usually is not, as a miss here costs a
- * second chain walk.
+ * mbcache2_entry_create() for a pair usually cached already: allocates
+ * nothing if it is there; a miss costs a second chain walk.
  *
  * Context: as mbcache2_entry_create().
- * Return: 0 if an entry was created, -EBUSY if (@key, @value) is already
- * cached, -ENOMEM if the allocation failed, -EINVAL for a NULL @cache.
+ * Return: as mbcache2_entry_create().
  */
 int mbcache2_entry_ensure(struct mbcache2 *cache, gfp_t mask, u32 key,
 			  u64 value, bool reusable)
 {
-	unsigned int bucket, idx;
+	unsigned int bucket = mbc2_bucket(cache, key);
+	spinlock_t *lock = mbc2_lock(cache, mbc2_stripe_idx(cache, bucket));
 	struct mbcache2_entry *entry;
-	spinlock_t *lock;	/* the stripe lock of @key */
-	bool found = false;
-
-	if (WARN_ON_ONCE(!cache))
-		return -EINVAL;
-	bucket = mbc2_bucket(cache, key);
-	idx = mbc2_stripe_idx(cache, bucket);
-	lock = mbc2_lock(cache, idx);
 
 	spin_lock(lock);
-	hlist_for_each_entry(entry, &cache->c_hash[bucket], e_hash_list) {
-		if (entry->e_key == key && entry->e_value == value) {
-			found = true;
+	hlist_for_each_entry(entry, &cache->c_hash[bucket], e_hash_list)
+		if (entry->e_key == key && entry->e_value == value)
 			break;
-		}
-	}
 	spin_unlock(lock);
 
-	percpu_stats_inc(&cache->c_events, found ? MBC2_HITS : MBC2_MISSES);
-	if (found)
+	percpu_stats_inc(&cache->c_events, entry ? MBC2_HITS : MBC2_MISSES);
+	if (entry)
 		return -EBUSY;
-	entry = mbc2_entry_alloc(mask, key, value, reusable);
-	if (!entry)
-		return -ENOMEM;
-	return mbc2_insert(cache, mask, entry);
+	return mbcache2_entry_create(cache, mask, key, value, reusable);
 }
 EXPORT_SYMBOL(mbcache2_entry_ensure);
 
@@ -566,10 +467,8 @@ EXPORT_SYMBOL(mbcache2_entry_ensure);
  * @cache: the cache the entry belonged to (not dereferenced)
  * @entry: the entry, already unhashed
  *
- * Called by mbcache2_entry_put(); not for direct use. An entry loses its
- * last reference only after it left the hash table, so this only returns
- * the memory. A still-hashed entry means a reference was dropped twice:
- * it is left alone (leaked) with a warning rather than corrupt its chain.
+ * For mbcache2_entry_put() only. A hashed entry means a reference was
+ * dropped twice: it is leaked with a warning, not freed under its chain.
  */
 void __mbcache2_entry_free(struct mbcache2 *cache,
 			   struct mbcache2_entry *entry)
@@ -581,30 +480,24 @@ void __mbcache2_entry_free(struct mbcache2 *cache,
 EXPORT_SYMBOL(__mbcache2_entry_free);
 
 /**
- * mbcache2_entry_wait_unused - wait to be the last user of an entry
+ * mbcache2_entry_wait_unused - wait until only the cache and we use an entry
  * @entry: an entry the caller holds a reference to
- *
- * Sleeps until no one but the cache and the caller holds a reference,
- * typically after mbcache2_entry_delete_or_get() returned @entry.
  *
  * Context: process context; sleeps.
  */
 void mbcache2_entry_wait_unused(struct mbcache2_entry *entry)
 {
-	if (WARN_ON_ONCE(!entry))
-		return;
 	wait_var_event(&entry->e_refcnt, atomic_read(&entry->e_refcnt) <= 2);
 }
 EXPORT_SYMBOL(mbcache2_entry_wait_unused);
 
-/* Walk @key's chain from after @old (or from the start) for a reusable one */
+/* Walk @key's chain from after @old (or its head) for a reusable entry */
 static struct mbcache2_entry *mbc2_find(struct mbcache2 *cache,
 					struct mbcache2_entry *old, u32 key)
 {
 	unsigned int bucket = mbc2_bucket(cache, key);
-	unsigned int idx = mbc2_stripe_idx(cache, bucket);
-	spinlock_t *lock = mbc2_lock(cache, idx);
-	struct mbcache2_entry *entry;
+	spinlock_t *lock = mbc2_lock(cache, mbc2_stripe_idx(cache, bucket));
+	struct mbcache2_entry *entry = NULL;
 	struct hlist_node *node;
 
 	spin_lock(lock);
@@ -616,13 +509,11 @@ static struct mbcache2_entry *mbc2_find(struct mbcache2 *cache,
 		entry = hlist_entry(node, struct mbcache2_entry, e_hash_list);
 		if (entry->e_key == key &&
 		    test_bit(MBE2_REUSABLE_B, &entry->e_flags)) {
-			/* Hashed, so the cache's reference keeps it >= 1 */
 			atomic_inc(&entry->e_refcnt);
-			goto out;
+			break;
 		}
+		entry = NULL;
 	}
-	entry = NULL;
-out:
 	spin_unlock(lock);
 	if (old)
 		mbcache2_entry_put(cache, old);
@@ -630,59 +521,52 @@ out:
 }
 
 /**
- * mbcache2_entry_find_first - find the first reusable entry with a key
+ * mbcache2_entry_find_first - find the newest reusable entry with a key
  * @cache: the cache
  * @key: the key
  *
- * Return: the most recently inserted reusable entry with @key, with a
- * reference the caller must drop with mbcache2_entry_put() or pass to
- * mbcache2_entry_find_next(); NULL if there is none or @cache is NULL.
+ * Return: the entry with a reference (for mbcache2_entry_put() or
+ * mbcache2_entry_find_next()), or NULL.
  */
 struct mbcache2_entry *mbcache2_entry_find_first(struct mbcache2 *cache,
 						 u32 key)
 {
-	struct mbcache2_entry *entry;
+	struct mbcache2_entry *entry = mbc2_find(cache, NULL, key);
 
-	if (WARN_ON_ONCE(!cache))
-		return NULL;
-	entry = mbc2_find(cache, NULL, key);
 	percpu_stats_inc(&cache->c_events, entry ? MBC2_HITS : MBC2_MISSES);
 	return entry;
 }
 EXPORT_SYMBOL(mbcache2_entry_find_first);
 
 /**
- * mbcache2_entry_find_next - find the next reusable entry with the same key
+ * mbcache2_entry_find_next - find the next reusable entry with that key
  * @cache: the cache
- * @entry: an entry returned by a find, with its reference
+ * @entry: an entry returned by a find, with its reference, which is dropped
  *
- * Continues the chain walk after @entry; if @entry was removed from the
- * cache meanwhile, starts again from the head of the chain. Drops the
- * reference to @entry in all cases.
+ * Continues after @entry, or from the chain's head if @entry was removed.
  *
- * Return: the next reusable entry with @entry's key, with a reference, or
- * NULL if there is none or an argument is NULL.
+ * Return: the entry with a reference, or NULL.
  */
 struct mbcache2_entry *mbcache2_entry_find_next(struct mbcache2 *cache,
 						struct mbcache2_entry *entry)
 {
-	if (WARN_ON_ONCE(!entry))
-		return NULL;
-	if (WARN_ON_ONCE(!cache)) {
-		mbcache2_entry_put(cache, entry);
-		return NULL;
-	}
 	return mbc2_find(cache, entry, entry->e_key);
 }
 EXPORT_SYMBOL(mbcache2_entry_find_next);
 
-/* Look (key, value) up under its stripe lock; returns it with a reference */
-static struct mbcache2_entry *mbc2_get(struct mbcache2 *cache, u32 key,
-				       u64 value)
+/**
+ * mbcache2_entry_get - look an entry up by key and value
+ * @cache: the cache
+ * @key: the key
+ * @value: the value
+ *
+ * Return: the entry, reusable or not, with a reference, or NULL.
+ */
+struct mbcache2_entry *mbcache2_entry_get(struct mbcache2 *cache, u32 key,
+					  u64 value)
 {
 	unsigned int bucket = mbc2_bucket(cache, key);
-	unsigned int idx = mbc2_stripe_idx(cache, bucket);
-	spinlock_t *lock = mbc2_lock(cache, idx);
+	spinlock_t *lock = mbc2_lock(cache, mbc2_stripe_idx(cache, bucket));
 	struct mbcache2_entry *entry;
 
 	spin_lock(lock);
@@ -693,28 +577,6 @@ static struct mbcache2_entry *mbc2_get(struct mbcache2 *cache, u32 key,
 		}
 	}
 	spin_unlock(lock);
-	return entry;
-}
-
-/**
- * mbcache2_entry_get - look an entry up by key and value
- * @cache: the cache
- * @key: the key
- * @value: the value
- *
- * Unlike the find functions, also returns entries that are not reusable.
- *
- * Return: the entry with a reference the caller must drop with
- * mbcache2_entry_put(), or NULL if it is not cached or @cache is NULL.
- */
-struct mbcache2_entry *mbcache2_entry_get(struct mbcache2 *cache, u32 key,
-					  u64 value)
-{
-	struct mbcache2_entry *entry;
-
-	if (WARN_ON_ONCE(!cache))
-		return NULL;
-	entry = mbc2_get(cache, key, value);
 	percpu_stats_inc(&cache->c_events, entry ? MBC2_HITS : MBC2_MISSES);
 	return entry;
 }
@@ -726,26 +588,16 @@ EXPORT_SYMBOL(mbcache2_entry_get);
  * @key: the key
  * @value: the value
  *
- * Removes and frees the entry (@key, @value) if no one holds a reference
- * to it, whether or not it was referenced. If someone does, leaves it in
- * the cache and returns it with a new reference, so that the caller can
- * mbcache2_entry_wait_unused() and retry.
- *
- * Return: NULL if the entry was removed or was not cached (or @cache is
- * NULL); otherwise the entry, with a reference.
+ * Return: NULL if the entry was freed or not cached; if someone holds a
+ * reference, the entry with one more (see mbcache2_entry_wait_unused()).
  */
 struct mbcache2_entry *mbcache2_entry_delete_or_get(struct mbcache2 *cache,
 						    u32 key, u64 value)
 {
-	unsigned int bucket, idx;
+	unsigned int bucket = mbc2_bucket(cache, key);
+	unsigned int idx = mbc2_stripe_idx(cache, bucket);
+	spinlock_t *lock = mbc2_lock(cache, idx);
 	struct mbcache2_entry *entry;
-	spinlock_t *lock;	/* the stripe lock of @key */
-
-	if (WARN_ON_ONCE(!cache))
-		return NULL;
-	bucket = mbc2_bucket(cache, key);
-	idx = mbc2_stripe_idx(cache, bucket);
-	lock = mbc2_lock(cache, idx);
 
 	spin_lock(lock);
 	hlist_for_each_entry(entry, &cache->c_hash[bucket], e_hash_list) {
@@ -760,50 +612,37 @@ struct mbcache2_entry *mbcache2_entry_delete_or_get(struct mbcache2 *cache,
 			return NULL;
 		}
 		atomic_inc(&entry->e_refcnt);
-		spin_unlock(lock);
-		return entry;
+		break;
 	}
 	spin_unlock(lock);
-	return NULL;
+	return entry;
 }
 EXPORT_SYMBOL(mbcache2_entry_delete_or_get);
 
 /**
- * mbcache2_entry_touch - mark an entry as recently used
+ * mbcache2_entry_touch - give an entry a second chance at the next reclaim
  * @cache: the cache the entry belongs to
  * @entry: an entry the caller holds a reference to
- *
- * Sets the entry's referenced bit: the next reclaim pass that reaches the
- * entry clears the bit instead of freeing it (second chance).
  */
 void mbcache2_entry_touch(struct mbcache2 *cache,
 			  struct mbcache2_entry *entry)
 {
-	if (WARN_ON_ONCE(!cache || !entry))
-		return;
-	/* Do not dirty a hot entry's cacheline when the bit is already set */
+	/* a hot entry's line is written only when the bit changes */
 	if (!test_bit(MBE2_REFERENCED_B, &entry->e_flags))
 		set_bit(MBE2_REFERENCED_B, &entry->e_flags);
 }
 EXPORT_SYMBOL(mbcache2_entry_touch);
 
 /**
- * mbcache2_get_stats - read a cache's statistics
+ * mbcache2_get_stats - read a cache's statistics, for reporting
  * @cache: the cache
- * @stats: where to store them
- *
- * The event counters count since the cache was created or since the last
- * mbcache2_reset_stats(); @stats->entries is the current number of
- * entries. Sums per-CPU counters: meant for reporting, not per operation.
- * A NULL @cache gives all zeroes.
+ * @stats: the events since creation or the last reset, the entries now
  */
 void mbcache2_get_stats(struct mbcache2 *cache, struct mbcache2_stats *stats)
 {
 	u64 sums[MBC2_NR_EVENTS];
 
 	memset(stats, 0, sizeof(*stats));
-	if (WARN_ON_ONCE(!cache))
-		return;
 	if (percpu_stats_sum_all(&cache->c_events, sums, MBC2_NR_EVENTS) < 0)
 		return;
 	stats->lookups = sums[MBC2_HITS] + sums[MBC2_MISSES];
@@ -814,25 +653,19 @@ void mbcache2_get_stats(struct mbcache2 *cache, struct mbcache2_stats *stats)
 	stats->evictions = sums[MBC2_EVICTIONS];
 	stats->entries = percpu_stats_sum_positive(&cache->c_entries, 0);
 }
-EXPORT_SYMBOL(mbcache2_get_stats);
+EXPORT_SYMBOL_NS_GPL(mbcache2_get_stats, MBCACHE2_INTERNAL);
 
 /**
  * mbcache2_reset_stats - restart a cache's event counters from zero
  * @cache: the cache
  *
- * Records the current totals of the event counters (lookups, hits,
- * inserts, duplicates, deletes, evictions) as a base that later reads
- * subtract (percpu_stats_reset()). No per-CPU counter is written, so an
- * event that races with the reset is counted either before it or after
- * it, never lost and never twice. The entries count is not reset.
+ * An event racing with the reset is counted once (percpu_stats_reset()).
  */
 void mbcache2_reset_stats(struct mbcache2 *cache)
 {
-	if (WARN_ON_ONCE(!cache))
-		return;
 	percpu_stats_reset(&cache->c_events);
 }
-EXPORT_SYMBOL(mbcache2_reset_stats);
+EXPORT_SYMBOL_NS_GPL(mbcache2_reset_stats, MBCACHE2_INTERNAL);
 
 static int mbc2_stats_show(struct seq_file *m, void *unused)
 {
@@ -840,41 +673,23 @@ static int mbc2_stats_show(struct seq_file *m, void *unused)
 	struct mbcache2_stats st;
 
 	mbcache2_get_stats(cache, &st);
-	seq_printf(m, "lookups %llu\n", st.lookups);
-	seq_printf(m, "hits %llu\n", st.hits);
-	seq_printf(m, "inserts %llu\n", st.inserts);
-	seq_printf(m, "duplicates %llu\n", st.duplicates);
-	seq_printf(m, "deletes %llu\n", st.deletes);
-	seq_printf(m, "evictions %llu\n", st.evictions);
-	seq_printf(m, "entries %llu\n", st.entries);
-	seq_printf(m, "stripe_entries %lu\n", mbcache2_count(cache));
-	seq_printf(m, "max_entries %lu\n", cache->c_max_entries);
-	seq_printf(m, "buckets %lu\n", 1UL << cache->c_bucket_bits);
-	seq_printf(m, "stripes %u\n", cache->c_nr_stripes);
-	seq_printf(m, "entry_bytes %u\n", kmem_cache_size(mbc2_entry_cache));
-	seq_printf(m, "stock_entry_bytes %zu\n",
-		   ALIGN(sizeof(struct mb_cache_entry), sizeof(void *)));
+	seq_printf(m, "lookups %llu\nhits %llu\ninserts %llu\nduplicates %llu\n",
+		   st.lookups, st.hits, st.inserts, st.duplicates);
+	seq_printf(m, "deletes %llu\nevictions %llu\nentries %llu\n",
+		   st.deletes, st.evictions, st.entries);
+	seq_printf(m, "stripe_entries %lu\nmax_entries %lu\nbuckets %lu\n",
+		   mbcache2_count(cache), cache->c_max_entries,
+		   1UL << cache->c_bucket_bits);
+	seq_printf(m, "stripes %u\nentry_bytes %u\n", cache->c_nr_stripes,
+		   kmem_cache_size(mbc2_entry_cache));
 	return 0;
 }
+DEFINE_SHOW_ATTRIBUTE(mbc2_stats);
 
-static int mbc2_stats_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, mbc2_stats_show, inode->i_private);
-}
-
-static const struct file_operations mbc2_stats_fops = {
-	.owner		= THIS_MODULE,
-	.open		= mbc2_stats_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
-
-/* Writing "0" or "reset" to the reset file calls mbcache2_reset_stats() */
+/* Writing "0" or "reset" to the reset file resets the event counters */
 static ssize_t mbc2_reset_write(struct file *file, const char __user *ubuf,
 				size_t len, loff_t *ppos)
 {
-	struct mbcache2 *cache = file->private_data;
 	char buf[8];
 	size_t n = min(len, sizeof(buf) - 1);
 
@@ -883,7 +698,7 @@ static ssize_t mbc2_reset_write(struct file *file, const char __user *ubuf,
 	buf[n] = '\0';
 	if (!sysfs_streq(buf, "0") && !sysfs_streq(buf, "reset"))
 		return -EINVAL;
-	mbcache2_reset_stats(cache);
+	mbcache2_reset_stats(file->private_data);
 	return len;
 }
 
@@ -897,52 +712,46 @@ static const struct file_operations mbc2_reset_fops = {
  * mbcache2_create - create a cache
  * @bucket_bits: log2 of the number of hash buckets, from
  *	MBCACHE2_MIN_BUCKET_BITS to MBCACHE2_MAX_BUCKET_BITS
- * @name: name of the cache, e.g. "pmem0-xattr"; names its debugfs
- *	directory /sys/kernel/debug/mbcache2/<name>/ and its shrinker, so it
- *	should be unique (a duplicate only loses the debugfs files)
- *
- * The cache holds up to 16 entries per bucket before it reclaims in the
- * background. Each cache pins the mbcache2 module until it is destroyed.
+ * @name: names /sys/kernel/debug/mbcache2/<name>/ and the shrinker
  *
  * Context: process context; sleeps.
  * Return: the cache, or NULL if an argument is invalid or memory is short.
  */
 struct mbcache2 *mbcache2_create(int bucket_bits, const char *name)
 {
-	unsigned long bucket_count, i;
+	unsigned long buckets, i;
 	struct mbcache2 *cache;
 
 	if (bucket_bits < MBCACHE2_MIN_BUCKET_BITS ||
-	    bucket_bits > MBCACHE2_MAX_BUCKET_BITS) {
-		pr_err("bucket_bits %d out of range [%d, %d]\n", bucket_bits,
-		       MBCACHE2_MIN_BUCKET_BITS, MBCACHE2_MAX_BUCKET_BITS);
-		return NULL;
-	}
-	if (!name || !*name) {
-		pr_err("a cache needs a name\n");
+	    bucket_bits > MBCACHE2_MAX_BUCKET_BITS || !name || !*name) {
+		pr_err("%s(%d, %s): want bucket_bits %d..%d and a name\n", __func__,
+		       bucket_bits, name ?: "NULL", MBCACHE2_MIN_BUCKET_BITS,
+		       MBCACHE2_MAX_BUCKET_BITS);
 		return NULL;
 	}
 
 	cache = kvzalloc(sizeof(*cache), GFP_KERNEL);
 	if (!cache)
 		return NULL;
-	bucket_count = 1UL << bucket_bits;
+	buckets = 1UL << bucket_bits;
 	cache->c_bucket_bits = bucket_bits;
-	cache->c_nr_stripes = min_t(unsigned long, NR_BG_LOCKS, bucket_count);
-	cache->c_max_entries = bucket_count << 4;
+	cache->c_nr_stripes = min_t(unsigned long, NR_BG_LOCKS, buckets);
+	cache->c_max_entries = buckets << 4;
 	cache->c_fold = clamp_t(unsigned long, cache->c_max_entries /
 				cache->c_nr_stripes / MBC2_FOLD_DIVISOR,
 				1, MBC2_FOLD_MAX);
+	cache->c_slack = cache->c_nr_stripes * (cache->c_fold - 1);
+	cache->c_trim_at = cache->c_max_entries;
 	strscpy(cache->c_name, name, sizeof(cache->c_name));
 	strreplace(cache->c_name, '/', '!');
 	bgl_lock_init(&cache->c_bgl);
 	INIT_WORK(&cache->c_trim_work, mbc2_trim_worker);
 
-	cache->c_hash = kvmalloc_array(bucket_count, sizeof(*cache->c_hash),
+	cache->c_hash = kvmalloc_array(buckets, sizeof(*cache->c_hash),
 				       GFP_KERNEL);
 	if (!cache->c_hash)
 		goto free_cache;
-	for (i = 0; i < bucket_count; i++)
+	for (i = 0; i < buckets; i++)
 		INIT_HLIST_HEAD(&cache->c_hash[i]);
 
 	cache->c_stripes = kcalloc(cache->c_nr_stripes,
@@ -963,24 +772,16 @@ struct mbcache2 *mbcache2_create(int bucket_bits, const char *name)
 	if (!cache->c_shrink)
 		goto free_entries;
 
+	/*
+	 * Two files: under lockdown debugfs refuses to open a file with a
+	 * mode beyond 0444, so a read-only stats file stays readable there.
+	 */
 	cache->c_debugfs = debugfs_create_dir(cache->c_name,
 					      mbc2_debugfs_root);
-	/*
-	 * Two files, not one read-write file: under kernel lockdown
-	 * (lockdown=integrity, as with Secure Boot) debugfs refuses to open
-	 * any file whose mode has a bit beyond 0444, and any open for
-	 * writing (debugfs_locked_down() in fs/debugfs/file.c, 6.1 and
-	 * 6.12 alike). A 0444 stats file without .write stays readable
-	 * there; only the reset file is refused.
-	 */
-	if (!IS_ERR(cache->c_debugfs)) {
-		debugfs_create_file("stats", 0444, cache->c_debugfs, cache,
-				    &mbc2_stats_fops);
-		debugfs_create_file("reset", 0200, cache->c_debugfs, cache,
-				    &mbc2_reset_fops);
-	}
-
-	__module_get(THIS_MODULE);
+	debugfs_create_file("stats", 0444, cache->c_debugfs, cache,
+			    &mbc2_stats_fops);
+	debugfs_create_file("reset", 0200, cache->c_debugfs, cache,
+			    &mbc2_reset_fops);
 	return cache;
 
 free_entries:
@@ -999,12 +800,10 @@ EXPORT_SYMBOL(mbcache2_create);
 
 /**
  * mbcache2_destroy - destroy a cache and free its entries
- * @cache: the cache
+ * @cache: the cache, which nothing else may use any more
  *
- * The caller must make sure nothing else uses @cache any more. Entries
- * that someone still holds a reference to are a caller bug: they trigger a
- * warning, are taken out of the cache, and are freed by their last
- * mbcache2_entry_put(), which does not touch the destroyed cache.
+ * An entry still in use is a caller bug: it is unhashed with a warning and
+ * freed by its last mbcache2_entry_put().
  *
  * Context: process context; sleeps.
  */
@@ -1014,8 +813,6 @@ void mbcache2_destroy(struct mbcache2 *cache)
 	unsigned long busy = 0;
 	unsigned int idx;
 
-	if (WARN_ON_ONCE(!cache))
-		return;
 	debugfs_remove_recursive(cache->c_debugfs);
 	mbc2_shrinker_destroy(cache->c_shrink);
 	cancel_work_sync(&cache->c_trim_work);
@@ -1037,6 +834,8 @@ void mbcache2_destroy(struct mbcache2 *cache)
 		spin_unlock(lock);
 		cond_resched();
 	}
+	/* the folds above may have queued a trim */
+	cancel_work_sync(&cache->c_trim_work);
 	WARN(busy, "cache %s destroyed with %lu entries in use\n",
 	     cache->c_name, busy);
 
@@ -1045,35 +844,30 @@ void mbcache2_destroy(struct mbcache2 *cache)
 	kfree(cache->c_stripes);
 	kvfree(cache->c_hash);
 	kvfree(cache);
-	module_put(THIS_MODULE);
 }
 EXPORT_SYMBOL(mbcache2_destroy);
 
 /**
- * mbcache2_live_objects - entries allocated and not yet freed
+ * mbcache2_live_objects - entries allocated and not freed, all caches
  *
- * Counts over all caches, including entries that outlived their cache
- * because someone held a reference at mbcache2_destroy(). For tests and
- * leak checks; sums a per-CPU counter, so do not call it per operation.
- *
- * Return: the number of live mbcache2_entry objects.
+ * Return: the number of live entries (a per-CPU sum: for tests).
  */
 u64 mbcache2_live_objects(void)
 {
 	return percpu_stats_sum_positive(&mbc2_live, 0);
 }
-EXPORT_SYMBOL(mbcache2_live_objects);
+EXPORT_SYMBOL_NS_GPL(mbcache2_live_objects, MBCACHE2_INTERNAL);
 
 /**
- * mbcache2_entry_size - memory used by one entry
+ * mbcache2_entry_size - memory one entry takes
  *
- * Return: the object size of the mbcache2_entry slab cache, in bytes.
+ * Return: the object size of the entry slab cache, in bytes.
  */
 unsigned int mbcache2_entry_size(void)
 {
 	return kmem_cache_size(mbc2_entry_cache);
 }
-EXPORT_SYMBOL(mbcache2_entry_size);
+EXPORT_SYMBOL_NS_GPL(mbcache2_entry_size, MBCACHE2_INTERNAL);
 
 static int mbc2_live_objects_show(struct seq_file *m, void *unused)
 {
@@ -1113,6 +907,6 @@ static void __exit mbcache2_exit(void)
 module_init(mbcache2_init);
 module_exit(mbcache2_exit);
 
-MODULE_DESCRIPTION("Scalable meta block cache with per-device caches");
+MODULE_DESCRIPTION("Meta block cache with striped locks, one per device");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(EXT4X_VERSION);

@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mbcache2 - a scalable meta block cache
- *
- * A drop-in replacement for the 6.1 mbcache API (mb_cache_* becomes
- * mbcache2_*), with one cache per device, a striped lock table instead of a
- * per-cache LRU spinlock, and per-cache statistics in debugfs. See
- * mbcache2/mbcache2.c.
+ * mbcache2 - the mbcache API (mb_cache_* becomes mbcache2_*) with striped
+ * locks and no cache line shared by its operations; see mbcache2.c.
  */
 #ifndef _MBCACHE2_H
 #define _MBCACHE2_H
@@ -120,6 +116,10 @@ struct mbcache2_stats {
 	u64 entries;
 };
 
+/*
+ * For mbcache2's debugfs files and tests, exported in the symbol namespace
+ * MBCACHE2_INTERNAL.
+ */
 void mbcache2_get_stats(struct mbcache2 *cache, struct mbcache2_stats *stats);
 void mbcache2_reset_stats(struct mbcache2 *cache);
 unsigned long mbcache2_shrink(struct mbcache2 *cache,
