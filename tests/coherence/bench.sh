@@ -147,7 +147,7 @@ report() {
 		print ""
 		print "| job | RAM lines, stock | RAM lines, ours | ours / stock | NVDIMM lines, stock | NVDIMM lines, ours |"
 		print "| --- | --- | --- | --- | --- | --- |"
-		njobs = split("randread randwrite alloc xattr mb-insert mb-lookup mb-churn mb-mixed", order, " ")
+		njobs = split("randread randwrite alloc xattr mb-insert mb-lookup mb-apart mb-churn mb-mixed", order, " ")
 		for (j = 1; j <= njobs; j++) {
 			job = order[j]; if (!(job in jobs)) continue
 			ma = median(rd[job " A"]); la = lo; ha = hi

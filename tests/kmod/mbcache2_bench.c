@@ -13,6 +13,8 @@
  * Workloads:
  *   insert  unique keys (both caches reclaim once past 16384 entries)
  *   lookup  get + put of present entries (4096 prepopulated)
+ *   apart   the same, but thread i looks up only keys whose hash bucket
+ *           has i's parity: no two threads share a bucket or a stripe
  *   churn   "make sure this block is cached" for present entries: stock
  *           mb_cache_entry_create() (allocates, finds the duplicate,
  *           frees, -EBUSY), mbcache2_entry_ensure() (lookup, no allocation)
@@ -29,6 +31,7 @@
 #include <linux/atomic.h>
 #include <linux/blockgroup_lock.h>
 #include <linux/completion.h>
+#include <linux/hash.h>
 #include <linux/cpumask.h>
 #include <linux/kthread.h>
 #include <linux/list_bl.h>
@@ -153,16 +156,32 @@ static const struct side sides[2] = {
 	  b_delete },
 };
 
-enum workload { W_INSERT, W_LOOKUP, W_CHURN, W_MIXED, NR_WORKLOADS };
+enum workload { W_INSERT, W_LOOKUP, W_CHURN, W_MIXED, W_APART, NR_WORKLOADS };
 
 static const char * const workload_names[NR_WORKLOADS] = {
 	"unique insert", "lookup hit", "getxattr churn", "mixed 50/25/25",
+	"lookup hit, apart",
 };
 
 /* the workload names of the "only" parameter */
 static const char * const workload_keys[NR_WORKLOADS] = {
-	"insert", "lookup", "churn", "mixed",
+	"insert", "lookup", "churn", "mixed", "apart",
 };
+
+/* The present keys by the parity of their bucket (both caches hash alike) */
+static u32 apart_keys[2][BENCH_PRESENT];
+static unsigned int apart_n[2];
+
+static void apart_init(void)
+{
+	u32 key;
+
+	for (key = 0; key < BENCH_PRESENT; key++) {
+		unsigned int p = hash_32(key, BENCH_BITS) & 1;
+
+		apart_keys[p][apart_n[p]++] = key;
+	}
+}
 
 struct run {
 	const struct side *side;
@@ -213,6 +232,10 @@ static int worker_fn(void *data)
 				key = r % BENCH_PRESENT;
 				s->lookup(c, key, key);
 				break;
+			case W_APART:
+				key = apart_keys[wk->id & 1][r % apart_n[wk->id & 1]];
+				s->lookup(c, key, key);
+				break;
 			case W_CHURN:
 				key = r % BENCH_PRESENT;
 				s->churn(c, key, key);
@@ -255,7 +278,7 @@ static u64 measure(const struct side *s, enum workload w, unsigned int nthr,
 	if (!wk || !run.cache)
 		goto out;
 	atomic_set(&run.ready, 0);
-	if (w == W_LOOKUP || w == W_CHURN)
+	if (w == W_LOOKUP || w == W_CHURN || w == W_APART)
 		for (key = 0; key < BENCH_PRESENT; key++)
 			s->insert(run.cache, key, key);
 	if (w == W_MIXED)
@@ -362,7 +385,7 @@ static void print_lock_pairs(unsigned int n)
 }
 
 /*
- * only=WORKLOAD-SIDE (WORKLOAD: insert, lookup, churn or mixed; SIDE: stock
+ * only=WORKLOAD-SIDE (WORKLOAD: insert, lookup, churn, mixed or apart; SIDE: stock
  * or mbcache2): one run of ops operations on every online CPU and no table.
  * The coherence benchmark counts the cache-line transfers of the run from
  * outside the guest.
@@ -398,6 +421,7 @@ static int __init mbcache2_bench_init(void)
 	unsigned int threads[2] = { 1, num_online_cpus() };
 	unsigned int r, w, t, s;
 
+	apart_init();
 	if (only)
 		return run_only();
 	rounds = clamp(rounds, 1U, (unsigned int)BENCH_MAX_ROUNDS);
@@ -450,3 +474,4 @@ module_exit(mbcache2_bench_exit);
 
 MODULE_DESCRIPTION("Benchmark: stock mbcache against mbcache2");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(MBCACHE2_INTERNAL);

@@ -12,7 +12,7 @@
 #   alloc      appends to fresh files, four a thread (every write allocates)
 #   xattr      xattr-load: getxattr and listxattr (1 % setxattr) of random
 #              files among XFILES sharing one xattr block (mkfs -I 128)
-#   mb-insert, mb-lookup, mb-churn, mb-mixed
+#   mb-insert, mb-lookup, mb-apart, mb-churn, mb-mixed
 #              mbcache2_bench's workloads run in the kernel (only=), stock
 #              mbcache (A) against mbcache2 (B)
 # and the micro operations, one side (M): percpu_stats_inc, percpu_counter_inc
@@ -140,7 +140,7 @@ while [ "$r" -le "$rounds" ]; do
 		umount /mnt
 		mbside=stock
 		[ "$side" = A ] || mbside=mbcache2
-		for w in insert lookup churn mixed; do
+		for w in insert lookup apart churn mixed; do
 			for len in 1 3; do
 				n=$(((ios * 8 + 63) / 64 * 64 * len))
 				window "r$r $side mb-$w x$len" $((2 * n)) \
