@@ -110,7 +110,7 @@ demo: deps
 demo-run: collect
 	tools/ext4x-compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules $(BUILD_OUT)/demo
 
-# The ext4x benchmark of the issue tracker: like the demo, with 5 rounds
+# The ext4x benchmark of docs/PERFORMANCE.md: like the demo, with 5 rounds
 # and an xattr load of getxattr/listxattr only (no setxattr), the path
 # that patch 0003 changes.
 .PHONY: bench-ext4x

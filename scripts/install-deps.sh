@@ -1,6 +1,6 @@
 #!/bin/bash
 # Install the Debian packages the test bench needs, only when some are missing.
-# Usage: deps.sh [KVER...]
+# Usage: install-deps.sh [KVER...]
 #   KVER  a target kernel release; default: every supported one
 #         (scripts/kver.sh --supported: one per patch series)
 # For each target: its linux-headers and the linux-source-X.Y of exactly the

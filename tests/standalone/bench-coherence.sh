@@ -7,7 +7,7 @@
 # the windows in order, as the plugin does). Rounds alternate A B A B.
 # Jobs, two threads pinned to CPU 0 and CPU 1, A (stock) and B (ours):
 #   randread   fio psync 4 KiB O_DIRECT random reads of two shared 64 MiB
-#              files (the seeds' layout), stock ext4 against ext4x
+#              files (Waiman Long's 2016 layout), stock ext4 against ext4x
 #   randwrite  random overwrites of the same files (already written)
 #   alloc      appends to fresh files, four a thread (every write allocates)
 #   xattr      xattr-load: getxattr and listxattr (1 % setxattr) of random

@@ -39,7 +39,7 @@ ktap_print_header
 mapfile -t files < <(cd "$top" && git ls-files -- '*.c' '*.h' |
 	grep -v '\.mod\.c$' | sort)
 mapfile -t patches < <(cd "$top" && git ls-files -- 'ext4-backport/patches/*.patch' | sort)
-ktap_set_plan $((${#files[@]} + ${#patches[@]} + 4))
+ktap_set_plan $((${#files[@]} + ${#patches[@]} + 5))
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
@@ -98,6 +98,14 @@ if (cd "$top" && git grep -nE "$outside" -- . ':!tests/static/run.sh') >"$out"; 
 	ktap_test_fail "no tracked file names a path outside the repository" "$(cat "$out")"
 else
 	ktap_test_pass "no tracked file names a path outside the repository"
+fi
+# ...and of itself as it is: how the work was organised (work sessions,
+# numbered issues or tasks of a tracker) belongs in git log, not in a file.
+history='(\b[Ss]ession [0-9]|\b[Ii]ssues? #?[0-9]|\b[Tt]asks? #[0-9]|\bthe seeds?\b)'
+if (cd "$top" && git grep -nE "$history" -- . ':!tests/static/run.sh') >"$out"; then
+	ktap_test_fail "no tracked file speaks of sessions, issue numbers or seeds" "$(cat "$out")"
+else
+	ktap_test_pass "no tracked file speaks of sessions, issue numbers or seeds"
 fi
 # Numbers that must agree: dkms.conf's version and kernel pattern with VERSION
 # and the patch series dirs (the .deb's version and changelog are made from

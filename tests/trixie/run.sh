@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
 		[ $# -ge 2 ] && [ -f "$2" ] || t_die "--deb needs an existing .deb file"
 		debopt=(--deb "$(realpath "$2")")
 		shift 2 ;;
-	*) t_die "unknown argument '$1' (usage: check-trixie.sh [--rebuild] [--deb FILE])" ;;
+	*) t_die "unknown argument '$1' (usage: run.sh [--rebuild] [--deb FILE])" ;;
 	esac
 done
 [ "$(id -u)" -eq 0 ] || t_die "needs root (debootstrap, chroot, mount)"
