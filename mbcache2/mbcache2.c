@@ -173,7 +173,11 @@ static noinline void mbc2_fold(struct mbcache2 *cache,
 
 	stripe->s_unfolded = 0;
 	total = atomic_long_add_return(unfolded, &cache->c_folded_count);
-	mbc2_set_reclaim_sync(cache, total >= 2 * (long)cache->c_max_entries);
+	/* on at twice the capacity, off below it: no flip-flop at one level */
+	if (total >= 2 * (long)cache->c_max_entries)
+		mbc2_set_reclaim_sync(cache, true);
+	else if (total < (long)cache->c_max_entries)
+		mbc2_set_reclaim_sync(cache, false);
 	/* only growth calls for a trim; the trim's own folds are negative */
 	if (unfolded > 0 && total >= READ_ONCE(cache->c_trim_at) &&
 	    !work_pending(&cache->c_trim_work))
@@ -356,12 +360,14 @@ static void mbc2_trim_worker(struct work_struct *work)
 	if (count >= max) {
 		mbcache2_shrink(cache, count - (max - max / MBC2_TRIM_DIVISOR));
 		WRITE_ONCE(cache->c_trim_at, max);
+		count = mbcache2_count(cache);
 	} else {
 		/* at most the largest drift: folded and count raced */
 		WRITE_ONCE(cache->c_trim_at,
 			   min(folded + (long)(max - count),
 			       (long)(max + cache->c_slack)));
 	}
+	mbc2_set_reclaim_sync(cache, count >= 2 * max);
 }
 
 /* Hash @entry unless its (key, value) is present; frees it if it is */
