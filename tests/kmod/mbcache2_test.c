@@ -47,6 +47,10 @@ static unsigned int conc_secs = 3;
 module_param(conc_secs, uint, 0444);
 MODULE_PARM_DESC(conc_secs, "seconds the concurrency case runs");
 
+static unsigned int slowdown = 1;
+module_param(slowdown, uint, 0444);
+MODULE_PARM_DESC(slowdown, "multiplies the bound of every wait (a debug kernel)");
+
 static unsigned int diff_ops = 200000;
 module_param(diff_ops, uint, 0444);
 MODULE_PARM_DESC(diff_ops, "operations in the differential case");
@@ -314,6 +318,7 @@ struct holder {
 	struct completion got;
 	struct completion done;
 	unsigned int hold_ms;
+	bool released;		/* set just before the holder's put */
 };
 
 static int holder_fn(void *data)
@@ -323,6 +328,7 @@ static int holder_fn(void *data)
 	h->entry = mbcache2_entry_get(h->cache, 3, 33);
 	complete(&h->got);
 	msleep(h->hold_ms);
+	WRITE_ONCE(h->released, true);
 	if (h->entry)
 		mbcache2_entry_put(h->cache, h->entry);
 	kthread_complete_and_exit(&h->done, 0);
@@ -333,7 +339,6 @@ static bool test_wait_unused(void)
 	struct holder h = { .hold_ms = 200 };
 	struct task_struct *t;
 	struct mbcache2_entry *e;
-	unsigned long start, waited;
 	bool ok = true;
 
 	h.cache = mbcache2_create(4, "mbcache2_test-wait");
@@ -351,13 +356,12 @@ static bool test_wait_unused(void)
 	wait_for_completion(&h.got);
 	ok &= CHECK(h.entry);
 
-	start = jiffies;
 	e = mbcache2_entry_delete_or_get(h.cache, 3, 33);
 	ok &= CHECK(e && e == h.entry);
 	if (e) {
+		/* the holder is still asleep: this returns after its put */
 		mbcache2_entry_wait_unused(e);
-		waited = jiffies_to_msecs(jiffies - start);
-		ok &= CHECK(waited >= 100);
+		ok &= CHECK(READ_ONCE(h.released));
 		ok &= CHECK(REFCNT(e) == 2);
 		mbcache2_entry_put(h.cache, e);
 	}
@@ -432,14 +436,15 @@ static bool test_second_chance(void)
 /*
  * A background trim may still be evicting when a test reads the counts:
  * read them until the stats' entry gauge and the stripe counts agree and
- * hold still for 20 ms (at most 2 s). An accounting error still shows.
+ * hold still for 20 ms (at most 2 s times slowdown). An accounting error
+ * still shows.
  */
 static void settle_stats(struct mbcache2 *c, struct mbcache2_stats *st)
 {
 	unsigned long prev = ULONG_MAX, now;
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < 100 * slowdown; i++) {
 		mbcache2_get_stats(c, st);
 		now = mbcache2_count(c);
 		if (st->entries == now && now == prev)
@@ -449,13 +454,13 @@ static void settle_stats(struct mbcache2 *c, struct mbcache2_stats *st)
 	}
 }
 
-/* Wait up to 2 s for the trim work to take @c below its limit */
+/* Wait up to 2 s (times slowdown) for the trim to take @c below its limit */
 static bool wait_below_limit(struct mbcache2 *c)
 {
 	unsigned long count = 0, max = mbcache2_max_entries(c);
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < 100 * slowdown; i++) {
 		count = mbcache2_count(c);
 		if (count < max)
 			return true;
