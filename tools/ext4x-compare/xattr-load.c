@@ -6,11 +6,13 @@
  *                                            with the same POSIX ACL and user
  *                                            xattrs (so they share one block)
  *   xattr-load -d DIR -f FILES -j THREADS [-t SECONDS | -n OPS] [-w PCT] [-p]
- *                                            THREADS threads pick random files
+ *              [-l]                          THREADS threads pick random files
  *                                            and getxattr/listxattr them, and
  *                                            setxattr with PCT% probability;
  *                                            -p pins thread i to the i-th
- *                                            online CPU (modulo their count)
+ *                                            online CPU (modulo their count);
+ *                                            -l: listxattr only (on ext4, one
+ *                                            block cache lookup per call)
  *
  * A set writes one of two values of user.flip, so the files keep sharing a
  * few blocks and every set looks a block up in the cache. The run prints one
@@ -46,6 +48,7 @@ static double seconds;
 static long ops_per_thread;
 static long write_pct = 1;
 static int pin;
+static int list_only;
 static int stop;	/* read and written with __atomic builtins */
 
 struct worker {
@@ -185,7 +188,7 @@ static void *work(void *arg)
 			ret = setxattr(path, "user.flip", v, strlen(v), 0);
 			w->sets++;
 		} else {
-			switch ((r >> 8) % 4) {
+			switch (list_only ? 0 : (r >> 8) % 4) {
 			case 0:
 				ret = listxattr(path, buf, sizeof(buf));
 				w->lists++;
@@ -291,7 +294,7 @@ static void bad_usage(void)
 {
 	static const char *const lines[] = {
 		"-d DIR [-f FILES] -s",
-		"-d DIR [-f FILES] [-j THREADS] [-t SECONDS | -n OPS] [-w PCT] [-p]",
+		"-d DIR [-f FILES] [-j THREADS] [-t SECONDS | -n OPS] [-w PCT] [-p] [-l]",
 	};
 
 	fprintf(stderr, "usage: xattr-load %s\n       xattr-load %s\n",
@@ -303,7 +306,7 @@ int main(int argc, char **argv)
 {
 	int c, do_setup = 0;
 
-	while ((c = getopt(argc, argv, "d:f:j:t:n:w:sp")) != -1) {
+	while ((c = getopt(argc, argv, "d:f:j:t:n:w:spl")) != -1) {
 		switch (c) {
 		case 'd':
 			dir = optarg;
@@ -328,6 +331,9 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			pin = 1;
+			break;
+		case 'l':
+			list_only = 1;
 			break;
 		default:
 			bad_usage();
