@@ -77,9 +77,10 @@ aliases=$(modinfo -F alias "$ko" | sort | paste -sd' ')
 check "modinfo alias is only fs-ext4x" "$([ "$aliases" = fs-ext4x ] || echo "aliases: $aliases")"
 deps=$(modinfo -F depends "$ko")
 echo "# depends: $deps"
-# the xattr caches: mbcache2 with the series (patch 0002), the stock mbcache without
-check "depends on jbd2 and mbcache2 or mbcache" "$(grep -q ',jbd2,' <<<",$deps," &&
-	grep -qE ',mbcache2?,' <<<",$deps," || echo "depends: $deps")"
+# the xattr caches are mbcache2's (patch 0002 of every series), not stock's
+check "depends on jbd2 and mbcache2, not stock mbcache" "$(grep -q ',jbd2,' <<<",$deps," &&
+	grep -q ',mbcache2,' <<<",$deps," && ! grep -q ',mbcache,' <<<",$deps," ||
+	echo "depends: $deps")"
 
 # 4: every defined global has ext4x in its name
 boiler='^((__pfx_)?(init_module|cleanup_module)|__this_module|__(start|stop)_alloc_tags)$'
