@@ -11,7 +11,8 @@ mkdir -p /mnt/x /mnt/s
 # ext3 too; had ext4x tried, it would hold those names while ext4 is out).
 # shellcheck disable=SC2317 # called through ktap_check
 ext4x_alone() {
-	/sbin/modprobe -r ext4x ext4 2>/dev/null
+	/sbin/modprobe -r ext4x 2>/dev/null
+	/sbin/modprobe -r ext4 2>/dev/null
 	if grep -qE '[[:space:]]ext[234]x?$' /proc/filesystems; then
 		echo "stock ext4 or ext4x still loaded: $(lsmod | grep ext4)"
 		return 1

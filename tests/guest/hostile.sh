@@ -140,8 +140,10 @@ walk() {
 	for _step in "ls -laR $mnt" \
 		"find $mnt -exec getfattr -h -d -m - {} +" \
 		"find $mnt -type f -exec cat {} +"; do
-		timeout 30 sh -c "$_step" >/dev/null 2>&1
-		case $? in 0) ;; 124 | 137) _hung=1 ;; *) _e=1 ;; esac
+		# KILL: busybox's timeout exits 143 on its default TERM, GNU's
+		# 124; with KILL both exit 137, which no walk step returns
+		timeout -s KILL 30 sh -c "$_step" >/dev/null 2>&1
+		case $? in 0) ;; 137) _hung=1 ;; *) _e=1 ;; esac
 	done
 	case $2 in
 	*continue*)
