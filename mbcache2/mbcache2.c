@@ -74,6 +74,7 @@ enum mbc2_event {
 	MBC2_DUPLICATES,
 	MBC2_DELETES,
 	MBC2_EVICTIONS,
+	MBC2_TRIMS,
 	MBC2_NR_EVENTS
 };
 
@@ -357,6 +358,7 @@ static void mbc2_trim_worker(struct work_struct *work)
 	long folded = atomic_long_read(&cache->c_folded_count);
 	unsigned long count = mbcache2_count(cache);
 
+	percpu_stats_inc(&cache->c_events, MBC2_TRIMS);
 	if (count >= max) {
 		mbcache2_shrink(cache, count - (max - max / MBC2_TRIM_DIVISOR));
 		WRITE_ONCE(cache->c_trim_at, max);
@@ -657,6 +659,7 @@ void mbcache2_get_stats(struct mbcache2 *cache, struct mbcache2_stats *stats)
 	stats->duplicates = sums[MBC2_DUPLICATES];
 	stats->deletes = sums[MBC2_DELETES];
 	stats->evictions = sums[MBC2_EVICTIONS];
+	stats->trims = sums[MBC2_TRIMS];
 	stats->entries = percpu_stats_sum_positive(&cache->c_entries, 0);
 }
 EXPORT_SYMBOL_NS_GPL(mbcache2_get_stats, MBCACHE2_INTERNAL);
@@ -681,8 +684,8 @@ static int mbc2_stats_show(struct seq_file *m, void *unused)
 	mbcache2_get_stats(cache, &st);
 	seq_printf(m, "lookups %llu\nhits %llu\ninserts %llu\nduplicates %llu\n",
 		   st.lookups, st.hits, st.inserts, st.duplicates);
-	seq_printf(m, "deletes %llu\nevictions %llu\nentries %llu\n",
-		   st.deletes, st.evictions, st.entries);
+	seq_printf(m, "deletes %llu\nevictions %llu\ntrims %llu\nentries %llu\n",
+		   st.deletes, st.evictions, st.trims, st.entries);
 	seq_printf(m, "stripe_entries %lu\nmax_entries %lu\nbuckets %lu\n",
 		   mbcache2_count(cache), cache->c_max_entries,
 		   1UL << cache->c_bucket_bits);

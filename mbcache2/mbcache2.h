@@ -104,6 +104,7 @@ void mbcache2_entry_touch(struct mbcache2 *cache,
  * @duplicates: creates refused with -EBUSY because the pair was cached
  * @deletes: entries removed by mbcache2_entry_delete_or_get()
  * @evictions: entries freed by reclaim
+ * @trims: runs of the background trim
  * @entries: entries in the cache now (not affected by a reset)
  */
 struct mbcache2_stats {
@@ -113,6 +114,7 @@ struct mbcache2_stats {
 	u64 duplicates;
 	u64 deletes;
 	u64 evictions;
+	u64 trims;
 	u64 entries;
 };
 

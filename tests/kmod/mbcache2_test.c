@@ -652,6 +652,107 @@ static bool test_sync_reclaim_before_insert(void)
 	return ok;
 }
 
+static u64 trims_of(struct mbcache2 *c)
+{
+	struct mbcache2_stats st;
+
+	mbcache2_get_stats(c, &st);
+	return st.trims;
+}
+
+/* Wait (bounded) for the trim count of @c to reach @want */
+static bool wait_trims(struct mbcache2 *c, u64 want)
+{
+	unsigned int i;
+
+	for (i = 0; i < 100 * slowdown && trims_of(c) < want; i++)
+		msleep(20);
+	return trims_of(c) >= want;
+}
+
+/*
+ * A trim that finds the cache under its capacity (the folded count was
+ * high by its slack) is not queued again until the folded count has grown
+ * by what the cache lacked. ext4's geometry: 128 stripes folded every 8.
+ * Every stripe gets a multiple of 8 entries (all folded, 16376 in all),
+ * then 127 stripes lose 7 each (not folded): the folded count stays 16376
+ * while the cache holds 15487. 8 more entries in stripe 0 fold the total
+ * to the capacity (16384): one trim runs and frees nothing. 8 more fold
+ * again: no second trim.
+ */
+static bool test_trim_only_when_it_frees(void)
+{
+	struct mbcache2 *c = mbcache2_create(10, "mbcache2_test-trim");
+	unsigned int stripes = min_t(unsigned int, NR_BG_LOCKS, 1 << 10);
+	unsigned int *have, idx, n = 0, i;
+	struct mbcache2_entry *e;
+	struct mbcache2_stats st;
+	bool ok = true;
+	u32 key, *keys;
+
+	have = kcalloc(stripes, sizeof(*have), GFP_KERNEL);
+	keys = kvmalloc_array(16376, sizeof(*keys), GFP_KERNEL);
+	if (!CHECK(c && have && keys) || !CHECK(stripes == 128)) {
+		ok = false;
+		goto out;
+	}
+	/* 128 entries a stripe, 120 in the last one: 16376, all folded */
+	for (key = 0; ok && n < 16376; key++) {
+		idx = key_stripe(key, 10);
+		if (have[idx] == (idx == stripes - 1 ? 120 : 128))
+			continue;
+		ok &= CHECK(mbcache2_entry_create(c, GFP_KERNEL, key, key,
+						  true) == 0);
+		have[idx]++;
+		keys[n++] = key;
+	}
+	/* 7 fewer in stripes 1..127: each stays short of its next fold */
+	memset(have, 0, stripes * sizeof(*have));
+	for (i = 0; ok && i < n; i++) {
+		idx = key_stripe(keys[i], 10);
+		if (!idx || have[idx] == 7)
+			continue;
+		e = mbcache2_entry_delete_or_get(c, keys[i], keys[i]);
+		if (!CHECK(!e)) {
+			mbcache2_entry_put(c, e);
+			ok = false;
+		}
+		have[idx]++;
+	}
+	ok &= CHECK(mbcache2_count(c) == 15487 && trims_of(c) == 0);
+
+	/* 8 new keys of stripe 0 fold the total to the capacity */
+	for (key = 0x80000000, i = 0; ok && i < 8; key++) {
+		if (key_stripe(key, 10))
+			continue;
+		ok &= CHECK(mbcache2_entry_create(c, GFP_KERNEL, key, key,
+						  true) == 0);
+		i++;
+	}
+	ok &= CHECK(wait_trims(c, 1));
+	/* 8 more fold again, below what the trim left as its threshold */
+	for (i = 0; ok && i < 8; key++) {
+		if (key_stripe(key, 10))
+			continue;
+		ok &= CHECK(mbcache2_entry_create(c, GFP_KERNEL, key, key,
+						  true) == 0);
+		i++;
+	}
+	msleep(100);
+	mbcache2_get_stats(c, &st);
+	if (!CHECK(st.trims == 1 && st.evictions == 0)) {
+		ktap_print_msg("trims %llu, evictions %llu", st.trims,
+			       st.evictions);
+		ok = false;
+	}
+out:
+	kvfree(keys);
+	kfree(have);
+	if (c)
+		mbcache2_destroy(c);
+	return ok;
+}
+
 static bool test_stats_reset(void)
 {
 	struct mbcache2 *c = mbcache2_create(4, "mbcache2_test-stats");
@@ -1119,6 +1220,7 @@ static const struct test_case cases[] = {
 	{ "limit_is_cache_wide_not_per_stripe", test_cache_wide_limit, true },
 	{ "shrink_batch_takes_few_stripes", test_shrink_few_stripes, true },
 	{ "sync_reclaim_before_insert", test_sync_reclaim_before_insert, false },
+	{ "trim_queued_only_when_it_frees", test_trim_only_when_it_frees, false },
 	{ "stats_and_reset", test_stats_reset, true },
 	{ "entry_size_not_above_stock", test_entry_size, true },
 	{ "destroy_with_busy_entry_warns_no_leak", test_destroy_busy, false },
