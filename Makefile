@@ -20,6 +20,10 @@
 #   make bench-coherence cache-line transfers per I/O, ext4 against ext4x
 #   make demo            stock ext4 against ext4x in the guest (docs/COMPARE.md)
 #   make bench-ext4x     the same, 5 rounds, xattr get/list only
+#   make profile-xattr   where an xattr read's time goes, stock and ext4x
+#   make deb             the .deb packages (docs/INSTALL.md); make dkms-test
+#                        tests DKMS and them on this host
+#   make help            this list
 #
 # KVER defaults to the kernel release that Debian's linux-headers-amd64
 # points at (the current 6.1 ABI), not to the running kernel. KVERS, the
@@ -45,6 +49,10 @@ BUILD_OUT := $(CURDIR)/build/$(KVER)
 	check-guest bench-percpu bench-mbcache2 collect
 
 all: modules
+
+# make help: the targets of the header above, one line each
+help:
+	@sed -n '/^#   make /,/^#$$/{/^#$$/d;s/^#   //p;}' $(firstword $(MAKEFILE_LIST))
 
 modules:
 	@test -n "$(KVER)" || { echo "ext4x: cannot tell the target kernel: install linux-headers-amd64 or set KVER=" >&2; exit 2; }
@@ -87,13 +95,21 @@ check-guest: collect
 	tests/vm/run-guest.sh --kver $(KVER) --modules $(BUILD_OUT)/modules \
 		$(if $(TESTS),--tests $(TESTS)) --results $(BUILD_OUT)/results/guest
 
+# The benchmarks and the profile: deps first and alone, as for check and
+# demo (KVER and BUILD_OUT are only known once the headers are installed),
+# then TARGET-run in a new make.
+.PHONY: bench-percpu bench-mbcache2 bench-ext4x bench-coherence profile-xattr \
+	bench-percpu-run bench-mbcache2-run bench-ext4x-run bench-coherence-run \
+	profile-xattr-run help
+bench-percpu bench-mbcache2 bench-ext4x bench-coherence profile-xattr: deps
+	$(MAKE) $@-run
+
 # Microbenchmarks in the guest, booted without slub_debug; each prints its
 # table at the end. They report numbers and never fail on them.
-bench-percpu bench-mbcache2: deps
-	$(MAKE) collect
+bench-percpu-run bench-mbcache2-run: collect
 	tests/vm/run-guest.sh --kver $(KVER) --modules $(BUILD_OUT)/modules \
-		--bench --tests $@ --results $(BUILD_OUT)/$@
-	@echo; cat $(BUILD_OUT)/$@/$@.md
+		--bench --tests $(@:-run=) --results $(BUILD_OUT)/$(@:-run=)
+	@echo; cat $(BUILD_OUT)/$(@:-run=)/$(@:-run=).md
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
@@ -113,28 +129,22 @@ demo-run: collect
 # The ext4x benchmark of docs/PERFORMANCE.md: like the demo, with 5 rounds
 # and an xattr load of getxattr/listxattr only (no setxattr), the path
 # that patch 0003 changes.
-.PHONY: bench-ext4x
-bench-ext4x: deps
-	$(MAKE) collect
+bench-ext4x-run: collect
 	tools/ext4x-compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules \
 		$(BUILD_OUT)/bench-ext4x bench
 
 # Cache-line transfers per I/O, stock ext4 against ext4x, counted by a QEMU
 # plugin in one guest boot (tests/coherence/README.md): a figure of how the
 # file system scales that 2 emulated CPUs cannot time. Needs a quiet host.
-.PHONY: bench-coherence
-bench-coherence: deps
-	$(MAKE) collect
+bench-coherence-run: collect
 	tests/coherence/bench.sh $(KVER) $(BUILD_OUT)/modules $(BUILD_OUT)/bench-coherence
 
 # Where an xattr read's time goes (function_graph, stock ext4 and ext4x)
 # and the xattr load with more threads than CPUs: numbers, no verdict.
-.PHONY: profile-xattr
-profile-xattr: deps
-	$(MAKE) collect
+profile-xattr-run: collect
 	tests/vm/run-guest.sh --kver $(KVER) --modules $(BUILD_OUT)/modules \
-		--bench --tests $@ --results $(BUILD_OUT)/$@
-	@echo; cat $(BUILD_OUT)/$@/$@.md
+		--bench --tests $(@:-run=) --results $(BUILD_OUT)/$(@:-run=)
+	@echo; cat $(BUILD_OUT)/$(@:-run=)/$(@:-run=).md
 
 # ---- DKMS and the Debian package (docs/INSTALL.md) ----------------------------
 # The version lives in VERSION only: dkms.conf, the .deb and these targets read it.
