@@ -158,11 +158,16 @@ reset
 EOF
 fi
 if [ -s "$tmp/latency" ]; then
+	# a log axis draws bars from its bottom: put it a decade below the
+	# smallest value, or a p50 at the bottom of gnuplot's range shows nothing
+	ylo=$(awk '{ for (i = NF - 1; i <= NF; i++) if ($i > 0 && (m == "" || $i < m)) m = $i }
+		END { if (m == "") m = 1; print 10 ^ (int(log(m) / log(10) + 100) - 101) }' "$tmp/latency")
 	cat >>"$tmp/plot.gp" <<EOF
 set origin 0.5,$mid
 set size 0.5,$row
 set title "completion latency (us)\\nmedian of the rounds"
 set logscale y
+set yrange [$ylo:*]
 set grid ytics
 set key top left
 set style data histogram
