@@ -570,8 +570,10 @@ static bool test_shrink_few_stripes(void)
 	u32 key;
 
 	seen = bitmap_zalloc(NR_BG_LOCKS, GFP_KERNEL);
-	if (!CHECK(c && seen))
+	if (!CHECK(c && seen)) {
+		ok = false;
 		goto out;
+	}
 	stripes = min_t(unsigned int, NR_BG_LOCKS, 1 << 10);
 	for (key = 0; key < 8192; key++)
 		ok &= CHECK(mbcache2_entry_create(c, GFP_KERNEL, key, key,
