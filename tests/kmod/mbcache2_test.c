@@ -51,6 +51,20 @@ static unsigned int slowdown = 1;
 module_param(slowdown, uint, 0444);
 MODULE_PARM_DESC(slowdown, "multiplies the bound of every wait (a debug kernel)");
 
+/*
+ * Evaluate @cond every 20 ms until it holds or 2 s times slowdown have
+ * passed; the last value of @cond. For what a background trim does.
+ */
+#define WAIT_UNTIL(cond)						\
+({									\
+	unsigned int __i = 0;						\
+	bool __done;							\
+									\
+	while (!(__done = (cond)) && __i++ < 100 * slowdown)		\
+		msleep(20);						\
+	__done;								\
+})
+
 static unsigned int diff_ops = 200000;
 module_param(diff_ops, uint, 0444);
 MODULE_PARM_DESC(diff_ops, "operations in the differential case");
@@ -454,19 +468,15 @@ static void settle_stats(struct mbcache2 *c, struct mbcache2_stats *st)
 	}
 }
 
-/* Wait up to 2 s (times slowdown) for the trim to take @c below its limit */
+/* Wait (bounded) for the trim to take @c below its limit */
 static bool wait_below_limit(struct mbcache2 *c)
 {
-	unsigned long count = 0, max = mbcache2_max_entries(c);
-	unsigned int i;
+	unsigned long max = mbcache2_max_entries(c);
 
-	for (i = 0; i < 100 * slowdown; i++) {
-		count = mbcache2_count(c);
-		if (count < max)
-			return true;
-		msleep(20);
-	}
-	ktap_print_msg("count %lu, still not below max %lu", count, max);
+	if (WAIT_UNTIL(mbcache2_count(c) < max))
+		return true;
+	ktap_print_msg("count %lu, still not below max %lu", mbcache2_count(c),
+		       max);
 	return false;
 }
 
@@ -662,14 +672,19 @@ static u64 trims_of(struct mbcache2 *c)
 	return st.trims;
 }
 
-/* Wait (bounded) for the trim count of @c to reach @want */
-static bool wait_trims(struct mbcache2 *c, u64 want)
+/* Create @n entries of a 1024-bucket cache's stripe 0, keys from *@key up */
+static bool create_in_stripe0(struct mbcache2 *c, u32 *key, unsigned int n)
 {
-	unsigned int i;
+	bool ok = true;
 
-	for (i = 0; i < 100 * slowdown && trims_of(c) < want; i++)
-		msleep(20);
-	return trims_of(c) >= want;
+	for (; ok && n; (*key)++) {
+		if (key_stripe(*key, 10))
+			continue;
+		ok = CHECK(mbcache2_entry_create(c, GFP_KERNEL, *key, *key,
+						 true) == 0);
+		n--;
+	}
+	return ok;
 }
 
 /*
@@ -724,22 +739,11 @@ static bool test_trim_only_when_it_frees(void)
 	ok &= CHECK(mbcache2_count(c) == 15487 && trims_of(c) == 0);
 
 	/* 8 new keys of stripe 0 fold the total to the capacity */
-	for (key = 0x80000000, i = 0; ok && i < 8; key++) {
-		if (key_stripe(key, 10))
-			continue;
-		ok &= CHECK(mbcache2_entry_create(c, GFP_KERNEL, key, key,
-						  true) == 0);
-		i++;
-	}
-	ok &= CHECK(wait_trims(c, 1));
+	key = 0x80000000;
+	ok = ok && create_in_stripe0(c, &key, 8);
+	ok &= CHECK(WAIT_UNTIL(trims_of(c) >= 1));
 	/* 8 more fold again, below what the trim left as its threshold */
-	for (i = 0; ok && i < 8; key++) {
-		if (key_stripe(key, 10))
-			continue;
-		ok &= CHECK(mbcache2_entry_create(c, GFP_KERNEL, key, key,
-						  true) == 0);
-		i++;
-	}
+	ok = ok && create_in_stripe0(c, &key, 8);
 	msleep(100);
 	mbcache2_get_stats(c, &st);
 	if (!CHECK(st.trims == 1 && st.evictions == 0)) {
