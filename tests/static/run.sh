@@ -66,16 +66,17 @@ done
 # sparse over our own sources (tests/static/sparse-ours.sh picks them);
 # W=1 as `make modules` builds, so nothing is compiled again.
 make -s -C "$top" KVER="$kver" modules >/dev/null
+# our C files as Kbuild names them (the set sparse-ours.sh checks)
+ours_re="($top/)?(percpu_stats/|mbcache2/|tests/kmod/|[^ ]*/ext4x_version\.c)"
 if ! make -C "$kdir" M="$top" W=1 C=2 CHECK="$top/tests/static/sparse-ours.sh $top" \
 	modules >"$out" 2>&1; then
 	ktap_test_fail "sparse (make C=2) ran" "$(cat "$out")"
-elif grep -E "^($top/)?(percpu_stats/|mbcache2/|tests/kmod/|[^ ]*/ext4x_version\.c)[^ ]*:[0-9]+:" "$out" \
-	>"$out.ours"; then
+elif grep -E "^${ours_re}[^ ]*:[0-9]+:" "$out" >"$out.ours"; then
 	ktap_test_fail "sparse clean on our C" "$(cat "$out.ours")"
 else
 	# sparse must have looked at every C file of ours (the modules, the
 	# test modules, ext4x's version file): none may slip past it
-	checked=$(grep -cE "^  CHECK +($top/)?(percpu_stats/|mbcache2/|tests/kmod/|[^ ]*/ext4x_version\.c)" "$out")
+	checked=$(grep -cE "^  CHECK +$ours_re" "$out")
 	ours=$(cd "$top" && git ls-files 'percpu_stats/*.c' 'mbcache2/*.c' 'tests/kmod/*.c' 'ext4-backport/ext4x_version.c' | wc -l)
 	if [ "$checked" -ge "$ours" ] && [ "$ours" -gt 0 ]; then
 		ktap_test_pass "sparse clean on our C ($checked files checked, $ours tracked)"
