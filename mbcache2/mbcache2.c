@@ -135,6 +135,19 @@ static inline spinlock_t *mbc2_lock(struct mbcache2 *cache, unsigned int idx)
 	return bgl_lock_ptr(&cache->c_bgl, idx);
 }
 
+/* (@key, @value) in @bucket's chain, or NULL; caller holds its stripe lock */
+static inline struct mbcache2_entry *mbc2_chain_find(struct mbcache2 *cache,
+						     unsigned int bucket,
+						     u32 key, u64 value)
+{
+	struct mbcache2_entry *entry;
+
+	hlist_for_each_entry(entry, &cache->c_hash[bucket], e_hash_list)
+		if (entry->e_key == key && entry->e_value == value)
+			return entry;
+	return NULL;
+}
+
 static struct mbcache2_entry *mbc2_entry_alloc(gfp_t mask, u32 key,
 					       u64 value, bool reusable)
 {
@@ -377,22 +390,17 @@ static int mbc2_insert(struct mbcache2 *cache, struct mbcache2_entry *entry)
 {
 	unsigned int bucket = mbc2_bucket(cache, entry->e_key);
 	unsigned int idx = mbc2_stripe_idx(cache, bucket);
-	struct hlist_head *head = &cache->c_hash[bucket];
 	struct mbc2_stripe *stripe = &cache->c_stripes[idx];
 	spinlock_t *lock = mbc2_lock(cache, idx);
-	struct mbcache2_entry *dup;
 
 	spin_lock(lock);
-	hlist_for_each_entry(dup, head, e_hash_list) {
-		if (dup->e_key == entry->e_key &&
-		    dup->e_value == entry->e_value) {
-			spin_unlock(lock);
-			mbc2_entry_free(entry);
-			percpu_stats_inc(&cache->c_events, MBC2_DUPLICATES);
-			return -EBUSY;
-		}
+	if (mbc2_chain_find(cache, bucket, entry->e_key, entry->e_value)) {
+		spin_unlock(lock);
+		mbc2_entry_free(entry);
+		percpu_stats_inc(&cache->c_events, MBC2_DUPLICATES);
+		return -EBUSY;
 	}
-	hlist_add_head(&entry->e_hash_list, head);
+	hlist_add_head(&entry->e_hash_list, &cache->c_hash[bucket]);
 	list_add_tail(&entry->e_list, &stripe->s_lru);
 	mbc2_stripe_count(cache, stripe, 1);
 	spin_unlock(lock);
@@ -458,9 +466,7 @@ int mbcache2_entry_ensure(struct mbcache2 *cache, gfp_t mask, u32 key,
 	struct mbcache2_entry *entry;
 
 	spin_lock(lock);
-	hlist_for_each_entry(entry, &cache->c_hash[bucket], e_hash_list)
-		if (entry->e_key == key && entry->e_value == value)
-			break;
+	entry = mbc2_chain_find(cache, bucket, key, value);
 	spin_unlock(lock);
 
 	percpu_stats_inc(&cache->c_events, entry ? MBC2_HITS : MBC2_MISSES);
@@ -578,12 +584,9 @@ struct mbcache2_entry *mbcache2_entry_get(struct mbcache2 *cache, u32 key,
 	struct mbcache2_entry *entry;
 
 	spin_lock(lock);
-	hlist_for_each_entry(entry, &cache->c_hash[bucket], e_hash_list) {
-		if (entry->e_key == key && entry->e_value == value) {
-			atomic_inc(&entry->e_refcnt);
-			break;
-		}
-	}
+	entry = mbc2_chain_find(cache, bucket, key, value);
+	if (entry)
+		atomic_inc(&entry->e_refcnt);
 	spin_unlock(lock);
 	percpu_stats_inc(&cache->c_events, entry ? MBC2_HITS : MBC2_MISSES);
 	return entry;
@@ -608,20 +611,17 @@ struct mbcache2_entry *mbcache2_entry_delete_or_get(struct mbcache2 *cache,
 	struct mbcache2_entry *entry;
 
 	spin_lock(lock);
-	hlist_for_each_entry(entry, &cache->c_hash[bucket], e_hash_list) {
-		if (entry->e_key != key || entry->e_value != value)
-			continue;
-		if (atomic_cmpxchg(&entry->e_refcnt, 1, 0) == 1) {
-			mbc2_unlink(cache, &cache->c_stripes[idx], entry);
-			spin_unlock(lock);
-			mbc2_entry_free(entry);
-			percpu_stats_inc(&cache->c_events, MBC2_DELETES);
-			percpu_stats_dec(&cache->c_entries, 0);
-			return NULL;
-		}
-		atomic_inc(&entry->e_refcnt);
-		break;
+	entry = mbc2_chain_find(cache, bucket, key, value);
+	if (entry && atomic_cmpxchg(&entry->e_refcnt, 1, 0) == 1) {
+		mbc2_unlink(cache, &cache->c_stripes[idx], entry);
+		spin_unlock(lock);
+		mbc2_entry_free(entry);
+		percpu_stats_inc(&cache->c_events, MBC2_DELETES);
+		percpu_stats_dec(&cache->c_entries, 0);
+		return NULL;
 	}
+	if (entry)
+		atomic_inc(&entry->e_refcnt);
 	spin_unlock(lock);
 	return entry;
 }
