@@ -894,8 +894,8 @@ static int __init mbcache2_init(void)
 		return err;
 	mbc2_entry_cache = kmem_cache_create("mbcache2_entry",
 					     sizeof(struct mbcache2_entry), 0,
-					     SLAB_RECLAIM_ACCOUNT |
-					     MBC2_SLAB_NO_MERGE, NULL);
+					     SLAB_RECLAIM_ACCOUNT | SLAB_NO_MERGE,
+					     NULL);
 	if (!mbc2_entry_cache) {
 		percpu_stats_destroy(&mbc2_live);
 		return -ENOMEM;
