@@ -128,7 +128,7 @@ demo-run: collect
 
 # The ext4x benchmark of docs/PERFORMANCE.md: like the demo, with 5 rounds
 # and an xattr load of getxattr/listxattr only (no setxattr), the path
-# that patch 0003 changes.
+# that patch 0002 changes.
 bench-ext4x-run: collect
 	tools/ext4x-compare/run-demo.sh $(KVER) $(BUILD_OUT)/modules \
 		$(BUILD_OUT)/bench-ext4x bench

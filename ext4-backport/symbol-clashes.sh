@@ -77,7 +77,7 @@ aliases=$(modinfo -F alias "$ko" | sort | paste -sd' ')
 check "modinfo alias is only fs-ext4x" "$([ "$aliases" = fs-ext4x ] || echo "aliases: $aliases")"
 deps=$(modinfo -F depends "$ko")
 echo "# depends: $deps"
-# the xattr caches are mbcache2's (patch 0002 of every series), not stock's
+# the xattr caches are mbcache2's (patch 0003 of every series), not stock's
 check "depends on jbd2 and mbcache2, not stock mbcache" "$(grep -q ',jbd2,' <<<",$deps," &&
 	grep -q ',mbcache2,' <<<",$deps," && ! grep -q ',mbcache,' <<<",$deps," ||
 	echo "depends: $deps")"

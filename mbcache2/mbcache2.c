@@ -445,36 +445,30 @@ int mbcache2_entry_create(struct mbcache2 *cache, gfp_t mask, u32 key,
 EXPORT_SYMBOL(mbcache2_entry_create);
 
 /**
- * mbcache2_entry_ensure - make sure a key/value pair is cached
+ * mbcache2_entry_present - tell whether a key/value pair is cached
  * @cache: the cache
- * @mask: allocation flags, used only if the pair is not cached yet
- * @key: key of the entry
- * @value: value of the entry
- * @reusable: reusable flag for a new entry; a cached one keeps its flags
+ * @key: the key
+ * @value: the value
  *
- * mbcache2_entry_create() for a pair usually cached already: allocates
- * nothing if it is there; a miss costs a second chain walk.
+ * For a caller that only decides whether to create the entry, as ext4 does
+ * for a block it read for getxattr: takes no reference, so readers of one
+ * entry do not all write its reference count.
  *
- * Context: as mbcache2_entry_create().
- * Return: as mbcache2_entry_create().
+ * Return: true if (@key, @value) is cached.
  */
-int mbcache2_entry_ensure(struct mbcache2 *cache, gfp_t mask, u32 key,
-			  u64 value, bool reusable)
+bool mbcache2_entry_present(struct mbcache2 *cache, u32 key, u64 value)
 {
 	unsigned int bucket = mbc2_bucket(cache, key);
 	spinlock_t *lock = mbc2_lock(cache, mbc2_stripe_idx(cache, bucket));
-	struct mbcache2_entry *entry;
+	bool found;
 
 	spin_lock(lock);
-	entry = mbc2_chain_find(cache, bucket, key, value);
+	found = mbc2_chain_find(cache, bucket, key, value);
 	spin_unlock(lock);
-
-	percpu_stats_inc(&cache->c_events, entry ? MBC2_HITS : MBC2_MISSES);
-	if (entry)
-		return -EBUSY;
-	return mbcache2_entry_create(cache, mask, key, value, reusable);
+	percpu_stats_inc(&cache->c_events, found ? MBC2_HITS : MBC2_MISSES);
+	return found;
 }
-EXPORT_SYMBOL(mbcache2_entry_ensure);
+EXPORT_SYMBOL(mbcache2_entry_present);
 
 /**
  * __mbcache2_entry_free - free an entry whose last reference is gone

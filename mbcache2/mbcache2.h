@@ -55,8 +55,7 @@ void mbcache2_destroy(struct mbcache2 *cache);
 
 int mbcache2_entry_create(struct mbcache2 *cache, gfp_t mask, u32 key,
 			  u64 value, bool reusable);
-int mbcache2_entry_ensure(struct mbcache2 *cache, gfp_t mask, u32 key,
-			  u64 value, bool reusable);
+bool mbcache2_entry_present(struct mbcache2 *cache, u32 key, u64 value);
 void __mbcache2_entry_free(struct mbcache2 *cache,
 			   struct mbcache2_entry *entry);
 void mbcache2_entry_wait_unused(struct mbcache2_entry *entry);
@@ -98,7 +97,7 @@ void mbcache2_entry_touch(struct mbcache2 *cache,
 
 /**
  * struct mbcache2_stats - a cache's statistics, see mbcache2_get_stats()
- * @lookups: find_first, get and ensure calls
+ * @lookups: find_first, get and present calls
  * @hits: lookups that found an entry
  * @inserts: entries created
  * @duplicates: creates refused with -EBUSY because the pair was cached

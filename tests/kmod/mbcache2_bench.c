@@ -16,8 +16,9 @@
  *   apart   the same, but thread i looks up only keys whose hash bucket
  *           has i's parity: no two threads share a bucket or a stripe
  *   churn   "make sure this block is cached" for present entries: stock
- *           mb_cache_entry_create() (allocates, finds the duplicate,
- *           frees, -EBUSY), mbcache2_entry_ensure() (lookup, no allocation)
+ *           ext4's mb_cache_entry_create() (allocates, finds the duplicate,
+ *           frees, -EBUSY) against ext4x's mbcache2_entry_present() (a
+ *           lookup without a reference), create on a miss
  *   mixed   50% lookup, 25% insert, 25% delete_or_get over 8192 keys
  *
  * After the table, the cost of the two lock kinds alone, which explains
@@ -138,7 +139,9 @@ static bool b_lookup(void *c, u32 key, u64 value)
 
 static int b_churn(void *c, u32 key, u64 value)
 {
-	return mbcache2_entry_ensure(c, GFP_KERNEL, key, value, true);
+	if (mbcache2_entry_present(c, key, value))
+		return -EBUSY;
+	return b_insert(c, key, value);
 }
 
 static void b_delete(void *c, u32 key, u64 value)

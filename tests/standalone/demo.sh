@@ -9,7 +9,7 @@
 #   ext4x_demo_write_pct=P   xattr load's share of sets (default: the tool's);
 #                            make bench-ext4x uses 5 rounds and 0, a load that
 #                            only reads shared external xattr blocks, the
-#                            path patch 0003 changes
+#                            path patch 0002 changes
 # Run by: make demo and make bench-ext4x (4 to 8 minutes of guest time)
 # timeout: 1500
 . /tests/vm/guest/lib.sh

@@ -40,7 +40,7 @@ ops_per_s() {
 traced='__x64_sys_getxattr __x64_sys_listxattr user_path_at_empty user_path_at
 ext4_xattr_get ext4x_xattr_get ext4_listxattr ext4x_listxattr
 ext4_sb_bread ext4x_sb_bread ext4_xattr_block_cache_insert*
-ext4x_xattr_block_cache_insert* mb_cache_entry_create mbcache2_entry_ensure'
+ext4x_xattr_block_cache_insert* mb_cache_entry_create mbcache2_entry_present'
 
 # profile FSTYPE: per traced function, calls and inclusive time, over 2 s
 # of one thread's reads
