@@ -9,7 +9,7 @@
 #  2. contention: xattr-load with 8 threads on the 2 vCPUs, reads plus 10 %
 #     setxattr (which looks the block up in the cache to share it), A B A B
 #     over 5 rounds, fresh mkfs per run.
-# Run by: make profile-xattr (about 5 minutes of guest time)
+# Run by: make profile-xattr (about 6 minutes of guest time)
 # timeout: 1200
 . /tests/vm/guest/lib.sh
 
@@ -92,18 +92,45 @@ rate() {
 	ops_per_s "$KTAP_TMP/$1.plain"
 }
 
+# median FILE SIDE: the median of SIDE's rates in FILE ("side rate" lines)
+median() {
+	awk -v s="$2" '$1 == s { print $2 }' "$1" | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 {
 	echo "# profile-xattr: $(nproc) vCPUs, $files files sharing xattr blocks, mkfs -I 128, -o dax"
 	echo
 }	>$out
+# The untraced rates first, A B A B, so that a drift of the host's speed
+# hits both sides alike; the profiles below are each side's own shares.
+: >"$KTAP_TMP/plain"
+r=1
+while [ $r -le 3 ]; do
+	for fs in ext4 ext4x; do
+		echo "$fs $(rate $fs)" >>"$KTAP_TMP/plain"
+	done
+	r=$((r + 1))
+done
+{
+	echo "## untraced, 1 thread, 3 rounds A B (ops/s)"
+	echo
+	for fs in ext4 ext4x; do
+		echo "$fs: $(awk -v s=$fs '$1 == s { printf "%s ", $2 }' "$KTAP_TMP/plain")median $(median "$KTAP_TMP/plain" $fs)"
+	done
+	echo "ext4x / ext4 (medians): $(awk -v a="$(median "$KTAP_TMP/plain" ext4)" \
+		-v b="$(median "$KTAP_TMP/plain" ext4x)" 'BEGIN { if (a > 0) printf "%.3f", b / a }')"
+	echo
+} >>$out
+ktap_check "untraced rates measured on both sides" \
+	test -n "$(median "$KTAP_TMP/plain" ext4)" -a -n "$(median "$KTAP_TMP/plain" ext4x)"
 for fs in ext4 ext4x; do
-	plain=$(rate $fs)
 	if profile $fs; then
 		ktap_test_pass "function_graph profile of $fs"
 		{
 			echo "## $fs: xattr reads (getxattr 3/4, listxattr 1/4), 1 thread"
 			traced_rate=$(ops_per_s "$KTAP_TMP/$fs.load")
-			echo "untraced: $plain ops/s; traced: $traced_rate ops/s," \
+			echo "traced: $traced_rate ops/s," \
 				"$(awk -v r="$traced_rate" 'BEGIN { if (r > 0) printf "%.1f", 1e6 / r }') us per call"
 			echo
 			echo "| function | calls | mean us (inclusive, traced) | % of syscall time |"
@@ -131,13 +158,8 @@ while [ $r -le $rounds ]; do
 	done
 	r=$((r + 1))
 done
-# median of a side's rates
-median() {
-	awk -v s="$1" '$1 == s { print $2 }' "$KTAP_TMP/rates" | sort -n |
-		awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-a=$(median ext4)
-b=$(median ext4x)
+a=$(median "$KTAP_TMP/rates" ext4)
+b=$(median "$KTAP_TMP/rates" ext4x)
 {
 	echo "## xattr load, 8 threads on $(nproc) vCPUs, 10 % setxattr, $rounds rounds A B"
 	echo
