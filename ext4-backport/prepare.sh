@@ -24,10 +24,8 @@
 #   EXT4X_HEADERS_DEBVER Debian version of the headers (default: from dpkg; "" = none)
 #   EXT4X_SOURCE_DEBVER  Debian version of the source tarball (default: from dpkg)
 #
-# Patches: patches/X.Y/series, or a per-version override in patches/X.Y/V/ where V is
-# the kernel's Debian version (6.1.192-3), else its upstream version (6.1.192): a
-# patch file there replaces the series entry of the same name, and a series file
-# there replaces the series (see README.md, "Per-version overrides").
+# Patches: patches/X.Y/series, whose entries may name variants for older point
+# releases (series.sh; README.md, "Variants for older point releases").
 #
 # Exit status: 0 done or already up to date; 2 refused (missing or mismatched source,
 # unsupported kernel, bad settings); 1 a step failed (patch, rename, check).
@@ -113,40 +111,12 @@ if [ ! -f "$series" ]; then
 	done | sort -V | paste -sd, | sed 's/,/, /g') || have=''
 	refuse "no patch series for kernel $xy (have: ${have:-none})"
 fi
-# Per-version override: X.Y/<Debian version>/, else X.Y/<upstream version>/ (the
-# Debian version of the headers, which the source must match, see below).
-override=''
-for v in ${hdeb:+"$hdeb"} "$hver"; do
-	case $v in */* | .*) continue ;; esac
-	if [ -d "$xydir/$v" ]; then override=$v; break; fi
-done
-[ -z "$override" ] || [ ! -f "$xydir/$override/series" ] || series=$xydir/$override/series
-# series entries: one file name per line, '#' comments, blank lines ignored;
-# patches[] holds each one's path relative to X.Y/ (the override's file if it has one)
-mapfile -t entries < <(sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$series")
-patches=()
-for p in ${entries[@]+"${entries[@]}"}; do
-	case $p in
-	*[[:space:]]*) refuse "$series: entry '$p': only a file name per line is supported (patches apply with -p1)" ;;
-	esac
-	if [ -n "$override" ] && [ -f "$xydir/$override/$p" ]; then
-		patches+=("$override/$p")
-	elif [ -f "$xydir/$p" ]; then
-		patches+=("$p")
-	else
-		refuse "$series: patch $xy/$p not found${override:+ (nor in $xy/$override/)}"
-	fi
-done
-# An override file that replaces nothing is a mistake (a typo, a renamed patch):
-# refuse it rather than build without it.
-if [ -n "$override" ]; then
-	while IFS= read -r -d '' f; do
-		f=${f#"$xydir/$override/"}
-		case $f in series | README* | *~ | *.orig | *.rej) continue ;; esac  # (as mkdkmssrc.sh)
-		grep -qxF -- "$override/$f" <<<"$(printf '%s\n' ${patches[@]+"${patches[@]}"})" ||
-			refuse "$xydir/$override/$f replaces no entry of $series: an override file must have the name of the series entry it replaces"
-	done < <(find "$xydir/$override" -type f -print0)
-fi
+# The patches of the series for this release (series.sh: variants of older
+# point releases chosen by version)
+# shellcheck source=ext4-backport/series.sh
+. "$here/series.sh"
+series_pick "$xydir" "$hver" || exit 2
+patches=(${series_patches[@]+"${series_patches[@]}"})
 
 # ---- kernel source: KSRC tree or the linux-source-X.Y tarball -----------------------
 if [ -n "${KSRC:-}" ]; then
@@ -196,7 +166,7 @@ kept_list=()
 [ ! -f "$xydir/kept-dio-waits" ] || kept_list=(kept-dio-waits)
 series_id=$( (cd "$xydir" && sha256sum "${series#"$xydir/"}" ${patches[@]+"${patches[@]}"} \
 	${kept_list[@]+"${kept_list[@]}"}) | sha256sum | cut -c1-64)
-tools_id=$( (cd "$here" && sha256sum prepare.sh rename.sh rename-globals.txt ext4x_version.c \
+tools_id=$( (cd "$here" && sha256sum prepare.sh series.sh rename.sh rename-globals.txt ext4x_version.c \
 	check-drains.sh) | sha256sum | cut -c1-64)
 stamp_text="ext4x-prepare $prog_version
 flavour $FLAVOUR
@@ -235,7 +205,7 @@ trap cleanup EXIT
 
 if [ "$check_only" = 1 ]; then doing=checking; else doing=preparing; fi
 echo "ext4x: $doing $FLAVOUR for $KVER ($target_desc) from $source_desc"
-[ -z "$override" ] || echo "ext4x: per-version override $xydir/$override"
+[ "$series_variants" -eq 0 ] || echo "ext4x: $series_variants variant(s) for $hver: $(printf '%s\n' "${patches[@]}" | grep / | paste -sd' ')"
 
 # ---- extract: fs/ext4 and the ext4 trace header only --------------------------------
 if [ -n "${KSRC:-}" ]; then

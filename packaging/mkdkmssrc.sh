@@ -6,7 +6,7 @@
 # Usage: packaging/mkdkmssrc.sh DEST
 #
 # Contents: Kbuild, VERSION, dkms.conf, packaging/dkms/{pre-build,check}.sh, percpu_stats/ and
-# mbcache2/ (Kbuild, *.c, *.h), ext4-backport/ (Kbuild, prepare.sh, ext4x_version.c, rename.sh,
+# mbcache2/ (Kbuild, *.c, *.h), ext4-backport/ (Kbuild, prepare.sh, series.sh, ext4x_version.c, rename.sh,
 # rename-globals.txt, check-drains.sh, patches/). Never tests, benchmarks, docs or build output:
 # the kernel's ext4 source is extracted at build time by prepare.sh.
 set -euo pipefail
@@ -16,7 +16,8 @@ version=$(tr -d ' \n' <"$top/VERSION")
 [[ $version =~ ^[0-9][0-9A-Za-z.+~]*$ ]] || { echo "mkdkmssrc: bad VERSION '$version'" >&2; exit 1; }
 
 cd "$top"
-files=(Kbuild VERSION ext4-backport/Kbuild ext4-backport/prepare.sh ext4-backport/ext4x_version.c
+files=(Kbuild VERSION ext4-backport/Kbuild ext4-backport/prepare.sh ext4-backport/series.sh
+	ext4-backport/ext4x_version.c
 	ext4-backport/rename.sh ext4-backport/rename-globals.txt ext4-backport/check-drains.sh)
 for d in percpu_stats mbcache2; do
 	files+=("$d/Kbuild")

@@ -4,10 +4,9 @@
 # that apt knows (apt-cache madison), download it (apt-get download), keep only its
 # fs/ext4 and include/trace/events/ext4.h, and apply patches/X.Y/series in order,
 # each with `patch --dry-run -p1 --fuzz=0` first and then for real in a scratch copy
-# (a later patch may build on an earlier one), as prepare.sh does. A per-version
-# override (patches/X.Y/<Debian version>/, else patches/X.Y/<upstream version>/: its
-# series replaces the series, its patch files replace the entries of the same name)
-# is honoured the same way, and the patched tree must pass check-drains.sh (no plain
+# (a later patch may build on an earlier one), as prepare.sh does. The variants
+# of older point releases are chosen by prepare.sh's own function (series.sh),
+# and the patched tree must pass check-drains.sh (no plain
 # inode_dio_wait() the series does not list), as prepare.sh requires. Prints KTAP,
 # one test per version (the failing patch named), then a summary table. Slow: each
 # package is about 150 MB, so it is run by `make check-long` (tests/check.sh
@@ -83,29 +82,9 @@ extract() {
 	touch "$dir/.complete"
 }
 
-# pick_series X.Y DEBIAN-VERSION UPSTREAM-VERSION: as prepare.sh picks it, sets
-# series (the series file used), patches[] (paths relative to X.Y/), override (the
-# per-version directory used, or empty) and noverride (patches taken from it)
-pick_series() {
-	local dir=$patchroot/$1 v p entries
-	override="" noverride=0
-	series=$dir/series
-	for v in "$2" "$3"; do
-		if [ -d "$dir/$v" ]; then override=$v; break; fi
-	done
-	[ -z "$override" ] || [ ! -f "$dir/$override/series" ] || series=$dir/$override/series
-	mapfile -t entries < <(sed -e 's/#.*//' -e 's/^[[:space:]]*//' \
-		-e 's/[[:space:]]*$//' -e '/^$/d' "$series")
-	patches=()
-	for p in ${entries[@]+"${entries[@]}"}; do
-		if [ -n "$override" ] && [ -f "$dir/$override/$p" ]; then
-			patches+=("$override/$p")
-			noverride=$((noverride + 1))
-		else
-			patches+=("$p")
-		fi
-	done
-}
+# the choice prepare.sh makes (series_pick)
+# shellcheck source=ext4-backport/series.sh
+. "$here/series.sh"
 
 results=()
 for entry in "${list[@]}"; do
@@ -130,11 +109,15 @@ for entry in "${list[@]}"; do
 		fi
 		echo "# $name: downloaded and extracted in $(($(date +%s) - t0)) s"
 	fi
-	pick_series "$xy" "$ver" "$upver"
+	if ! series_pick "$patchroot/$xy" "$upver" 2>"$work/log"; then
+		ktap_test_fail "$name: the $xy series cannot be read" "$(cat "$work/log")"
+		results+=("$name|FAILS: series unreadable")
+		continue
+	fi
 	rm -rf "$work/tree"
 	cp -a "$dir" "$work/tree"
 	n=0 bad="" log=""
-	for p in ${patches[@]+"${patches[@]}"}; do
+	for p in ${series_patches[@]+"${series_patches[@]}"}; do
 		n=$((n + 1))
 		if [ ! -f "$patchroot/$xy/$p" ]; then
 			bad="$p (#$n) is missing" log=""
@@ -151,8 +134,9 @@ for entry in "${list[@]}"; do
 			break
 		}
 	done
-	src="${series#"$patchroot/"}"
-	[ "$noverride" -eq 0 ] || src+=", $noverride from $xy/$override/"
+	src="$xy/series"
+	[ "$series_variants" -eq 0 ] ||
+		src+=", variants $(printf '%s\n' "${series_patches[@]}" | sed -n 's,/.*,,p' | sort -u | paste -sd,)"
 	# and, as prepare.sh refuses it, no drain the lockless DAX read would miss
 	if [ -z "$bad" ] && ! log=$("$here/check-drains.sh" "$work/tree" "$patchroot/$xy/kept-dio-waits" 2>&1); then
 		bad="inode_dio_wait() left in: $(echo "$log" | paste -sd, -)" log=""

@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2034,SC2154 # rc, out, err: for the caller; prepare, T: from it
-# Shared by the host tests of prepare.sh (test-prepare.sh, test-override.sh).
+# Shared by the host tests of prepare.sh (test-prepare.sh, test-variants.sh).
 # The caller sets prepare (the script) and T (its private temporary directory),
 # and RUN_TMPDIR to give prepare.sh a TMPDIR of its own.
 

@@ -17,7 +17,7 @@
 # what it depends on and can be read cheaply: the kernel release, its headers
 # (path, size/mtime/inode of Makefile, auto.conf, utsrelease.h), the source
 # tarball (size/mtime/inode, or its absence), prepare.sh's environment
-# overrides, and a hash of the X.Y patch dir and of prepare.sh, rename.sh,
+# overrides, and a hash of the X.Y patch dir and of prepare.sh, series.sh, rename.sh,
 # rename-globals.txt, ext4x_version.c, check-drains.sh and this file. A package
 # upgrade replaces those files, so the key changes. With KSRC set nothing is cached (a tree can
 # change in place).
@@ -85,7 +85,8 @@ key() {
 	done
 	{
 		[ ! -d "$patchdir" ] || find "$patchdir" -type f -print0 | sort -z | xargs -0 -r sha256sum
-		sha256sum "$top"/ext4-backport/prepare.sh "$top"/ext4-backport/rename.sh \
+		sha256sum "$top"/ext4-backport/prepare.sh "$top"/ext4-backport/series.sh \
+			"$top"/ext4-backport/rename.sh \
 			"$top"/ext4-backport/rename-globals.txt "$top"/ext4-backport/ext4x_version.c \
 			"$top"/ext4-backport/check-drains.sh "${BASH_SOURCE[0]}"
 	} 2>&1 | sha256sum

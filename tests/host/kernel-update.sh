@@ -136,7 +136,8 @@ mkdir -p "$tmp/pristine"
 tar -xf "/usr/src/linux-source-$xy.tar.xz" -C "$tmp/pristine" "linux-source-$xy/Makefile" \
 	"linux-source-$xy/fs/ext4" "linux-source-$xy/include/trace/events/ext4.h"
 series=$src/ext4-backport/patches/$xy/series
-mapfile -t entries < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$series")
+# (each line's first field: the patch as written for the newest release)
+mapfile -t entries < <(sed -e 's/#.*//' "$series" | awk 'NF { print $1 }')
 nth=2
 [ "${#entries[@]}" -ge 2 ] || nth=1
 bad=${entries[$((nth - 1))]:-}
