@@ -18,7 +18,8 @@
 # must complete meanwhile when the stopped write is an overwrite (ext4x:
 # i_rwsem shared), and must not when it extends the file, fills a hole,
 # converts an unwritten extent, goes to a setuid file or is a plain write
-# without O_DIRECT (exclusive).
+# without O_DIRECT (exclusive); a plain read (without O_DIRECT, so under
+# i_rwsem shared on ext4x too) likewise completes beside the first only.
 # After each phase e2fsck -fn must be clean and the kernel log free of
 # WARN, BUG, oops and ext4 errors. Each phase runs 15 s (ext4x_long=1:
 # 120 s; ext4x_race_secs=N: N s); ext4x_race_fs=ext4 runs it on stock ext4.

@@ -47,8 +47,12 @@
  * under a write that extends the file, fills a hole, converts an
  * unwritten extent or is made to a setuid file (i_rwsem exclusive) it
  * must not, nor under a plain overwrite (a descriptor without O_DIRECT:
- * such a write keeps POSIX's exclusion). write-stall-exclusive: as stock
- * ext4 does, no stopped write lets the other complete.
+ * such a write keeps POSIX's exclusion). In turn with that overwrite, the
+ * main thread reads the block through a descriptor without O_DIRECT: a
+ * plain read takes i_rwsem shared, as stock's does, so it completes beside
+ * the shared overwrite only (ext4x's reads skip i_rwsem only when they
+ * asked for O_DIRECT). write-stall-exclusive: as stock ext4 does, no
+ * stopped write lets the other I/O complete.
  *
  * Prints one line of counts; exit status 0 when every read was good and
  * every kind of change ran, 1 on a bad read or a failed call, 2 on bad
@@ -453,10 +457,19 @@ static const char *const wkind_names[W_KINDS] = {
 	"overwrite", "extend", "hole", "unwritten", "setuid", "plain"
 };
 
-/* file 0 opened without O_DIRECT, for the plain overwrites */
-static int plain_fd = -1;
+/*
+ * files 0 and 1 opened without O_DIRECT: for the plain overwrites, and for
+ * the plain reads, which take i_rwsem shared on ext4x as on stock ext4
+ */
+static int plain_fds[2] = { -1, -1 };
 
-static unsigned long wstalls[W_KINDS], wbeside[W_KINDS];
+/*
+ * what the main thread does beside a stopped write, in turn for each kind:
+ * an O_DIRECT overwrite of block 0, or a plain read of it
+ */
+enum { BESIDE_OVERWRITE, BESIDE_READ, BESIDES };
+static atomic_uint stall_beside;
+static unsigned long wstalls[BESIDES][W_KINDS], wbeside[BESIDES][W_KINDS];
 static int write_stall, shared_overwrites;
 
 /* ms milliseconds from now, for pthread_cond_timedwait() */
@@ -584,6 +597,7 @@ static void *stall_writer(void *arg)
 	(void)arg;
 	while (!atomic_load(&stop) && !atomic_load(&bad)) {
 		unsigned int kind = i % W_KINDS, f = kind == W_SETUID;
+		unsigned int beside = (i / W_KINDS) % BESIDES;
 		unsigned int b = 1 + rnd(&seed, NBLOCKS - 1);
 		char *page = stall_page(i++);
 
@@ -592,7 +606,8 @@ static void *stall_writer(void *arg)
 		atomic_store(&stall_file, f);
 		atomic_store(&stall_block, b);
 		atomic_store(&stall_kind, kind);
-		if (pwrite(kind == W_PLAIN ? plain_fd : fds[f], page, BLK,
+		atomic_store(&stall_beside, beside);
+		if (pwrite(kind == W_PLAIN ? plain_fds[f] : fds[f], page, BLK,
 			   (off_t)b * BLK) != BLK) {
 			perror("stopped pwrite");
 			break;
@@ -620,7 +635,7 @@ static void *stall_handler(void *arg)
 
 	(void)arg;
 	while (!atomic_load(&stop) || stall_request) {
-		unsigned int kind;
+		unsigned int kind, beside;
 		u64 page;
 		int ret;
 
@@ -630,6 +645,7 @@ static void *stall_handler(void *arg)
 		    msg.event != UFFD_EVENT_PAGEFAULT)
 			continue;
 		kind = atomic_load(&stall_kind);
+		beside = atomic_load(&stall_beside);
 		pthread_mutex_lock(&stall_mu);
 		stall_request = 1;
 		stall_done = 0;
@@ -651,8 +667,8 @@ static void *stall_handler(void *arg)
 			else
 				waited_out++;
 			if (write_stall) {
-				wstalls[kind]++;
-				wbeside[kind] += stall_done;
+				wstalls[beside][kind]++;
+				wbeside[beside][kind] += stall_done;
 			}
 		}
 		stall_request = 0;
@@ -759,16 +775,19 @@ static int stall_change(void)
 	return write_blocks(0, at, NBLOCKS, 1, 1);
 }
 
-/* one stopped write: block 0 of its file overwritten meanwhile */
+/* one stopped write: block 0 of its file overwritten or read meanwhile */
 static int wstall_change(void)
 {
+	char buf[BLK];
 	unsigned long seq;
 	unsigned int f;
 
 	if (stall_wait(&seq))
 		return 1;
 	f = atomic_load(&stall_file);
-	if (write_blocks(f, 0, 1, 1, 0))
+	if (atomic_load(&stall_beside) == BESIDE_READ)
+		account(buf, pread(plain_fds[f], buf, BLK, 0), f, 0, 1);
+	else if (write_blocks(f, 0, 1, 1, 0))
 		return -1;
 	stall_changed(seq);
 	return 0;
@@ -785,31 +804,51 @@ static void verify_file(unsigned int f)
 	free(buf);
 }
 
-/* write-stall's verdict: 0 when every kind of write held i_rwsem as it must */
+/* what beside a stopped write of kind k did, against what it must */
+static int wstall_verdict(unsigned int w, unsigned int k)
+{
+	static const char *const what[BESIDES] = { "overwrite", "plain read" };
+	int shared = shared_overwrites && k == W_OVERWRITE;
+
+	if (!wstalls[w][k]) {
+		fprintf(stderr, "no %s write was stopped for a %s\n",
+			wkind_names[k], what[w]);
+		return 1;
+	}
+	if (shared && wbeside[w][k] != wstalls[w][k]) {
+		fprintf(stderr, "a %s waited for a stopped overwrite: %s\n",
+			what[w], "i_rwsem not shared");
+		return 1;
+	}
+	if (!shared && wbeside[w][k]) {
+		fprintf(stderr, "a %s ran beside a stopped %s write: %s\n",
+			what[w], wkind_names[k], w == BESIDE_READ ?
+			"a plain read without i_rwsem" : "not exclusive");
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * write-stall's verdict: 0 when every kind of write held i_rwsem as it
+ * must, and a plain read waited for it as for any holder of i_rwsem
+ */
 static int wstall_report(void)
 {
+	unsigned int k, w;
 	int ret = 0;
-	unsigned int k;
 
-	printf(" overwritten beside a stopped write:");
-	for (k = 0; k < W_KINDS; k++)
-		printf(" %s %lu/%lu", wkind_names[k], wbeside[k], wstalls[k]);
-	printf("\n");
-	for (k = 0; k < W_KINDS; k++) {
-		int shared = shared_overwrites && k == W_OVERWRITE;
-
-		if (!wstalls[k]) {
-			fprintf(stderr, "no %s write was stopped\n", wkind_names[k]);
-			ret = 1;
-		} else if (shared && wbeside[k] != wstalls[k]) {
-			fprintf(stderr, "overwrite waited for a stopped one: i_rwsem not shared\n");
-			ret = 1;
-		} else if (!shared && wbeside[k]) {
-			fprintf(stderr, "overwrite ran beside a stopped %s write: not exclusive\n",
-				wkind_names[k]);
-			ret = 1;
-		}
+	for (w = 0; w < BESIDES; w++) {
+		printf(" %s beside a stopped write:",
+		       w == BESIDE_READ ? "plain read" : "overwrite");
+		for (k = 0; k < W_KINDS; k++)
+			printf(" %s %lu/%lu", wkind_names[k], wbeside[w][k],
+			       wstalls[w][k]);
+		printf(w + 1 < BESIDES ? ";" : "\n");
 	}
+	for (w = 0; w < BESIDES; w++)
+		for (k = 0; k < W_KINDS; k++)
+			ret |= wstall_verdict(w, k);
 	return ret;
 }
 
@@ -859,10 +898,10 @@ int main(int argc, char **argv)
 		perror("fchmod");
 		return 1;
 	}
-	if (write_stall) {
-		snprintf(path, sizeof(path), "%s/race.0", argv[1]);
-		plain_fd = open(path, O_RDWR);
-		if (plain_fd < 0) {
+	for (f = 0; write_stall && f < ARRAY_SIZE(plain_fds); f++) {
+		snprintf(path, sizeof(path), "%s/race.%u", argv[1], f);
+		plain_fds[f] = open(path, O_RDWR);
+		if (plain_fds[f] < 0) {
 			perror(path);
 			return 1;
 		}
