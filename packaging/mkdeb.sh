@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build the ext4x-dkms and ext4x-tools .debs: stage the DKMS source tree
-# (packaging/mkdkmssrc.sh) and the sources of ext4x-compare
-# (tools/ext4x-compare), add packaging/debian with a changelog made
+# (packaging/mkdkmssrc.sh), the sources of ext4x-compare
+# (tools/ext4x-compare) and tools/fs-helpers, add packaging/debian with a changelog made
 # from VERSION, dpkg-buildpackage -b.
 # Usage: packaging/mkdeb.sh OUTDIR      -> OUTDIR/ext4x-dkms_VERSION_all.deb
 #                                          OUTDIR/ext4x-tools_VERSION_ARCH.deb
@@ -23,6 +23,7 @@ mkdir -p "$tools"
 cp "$top/tools/ext4x-compare/ext4x-compare" "$top/tools/ext4x-compare/ext4x-compare.8" \
 	"$top/tools/ext4x-compare/plot.sh" "$top/tools/ext4x-compare/xattr-load.c" \
 	"$top/tools/ext4x-compare/statx-dax.c" "$tools/"
+cp -r "$top/tools/fs-helpers" "$stage/tools/fs-helpers"
 rev=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
 # the changelog's trailer names the same maintainer as debian/control
 maint=$(sed -n 's/^Maintainer: //p' "$top/packaging/debian/control")

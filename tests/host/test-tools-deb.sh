@@ -33,12 +33,16 @@ cat >"$tmp/want" <<EOF
 ./usr/libexec/ext4x/statx-dax
 ./usr/libexec/ext4x/xattr-load
 ./usr/sbin/ext4x-compare
+./usr/sbin/fsck.ext4x
+./usr/sbin/mkfs.ext4x
 ./usr/share/doc/ext4x-tools/changelog.gz
 ./usr/share/doc/ext4x-tools/copyright
 ./usr/share/man/man8/ext4x-compare.8.gz
+./usr/share/man/man8/fsck.ext4x.8.gz
+./usr/share/man/man8/mkfs.ext4x.8.gz
 EOF
 dpkg-deb -c "$deb" 2>/dev/null | awk '$1 !~ /^d/ { print $6 }' | sort >"$tmp/have"
-ktap_check "contents: the command, its helpers, the manual page" diff -u "$tmp/want" "$tmp/have"
+ktap_check "contents: the command, its helpers, mkfs and fsck, the manual pages" diff -u "$tmp/want" "$tmp/have"
 ktap_check "the helpers are executables for $arch" bash -c \
 	"dpkg-deb --fsys-tarfile '$deb' | tar -tvf - ./usr/libexec/ext4x/xattr-load ./usr/libexec/ext4x/statx-dax |
 	 awk '\$1 !~ /^-rwxr-xr-x/ { exit 1 }'"
@@ -101,6 +105,55 @@ elif out=$("$tool" --report "$rep" 2>&1) && [ -s "$rep/results.png" ]; then
 else
 	ktap_test_fail "the installed command draws the chart with its plot.sh" "$out"
 fi
+
+# mkfs.ext4x and fsck.ext4x on an image file (e2fsprogs only, no kernel):
+# an ext4 as mkfs.ext4 makes it, clean; a broken superblock is reported
+img=$tmp/fs.img
+truncate -s 64M "$img"
+if out=$("$root/usr/sbin/mkfs.ext4x" -q -F "$img" 2>&1) &&
+	feat=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Filesystem features: *//p') &&
+	grep -qw extent <<<"$feat" && grep -qw has_journal <<<"$feat"; then
+	ktap_test_pass "mkfs.ext4x makes an ext4 (extent, has_journal), as mkfs.ext4 does"
+else
+	ktap_test_fail "mkfs.ext4x makes an ext4 (extent, has_journal), as mkfs.ext4 does" \
+		"$out" "features: ${feat:-}"
+fi
+ktap_check "fsck.ext4x -fn: the new file system is clean (exit 0)" \
+	"$root/usr/sbin/fsck.ext4x" -fn "$img"
+# the primary superblock's magic (bytes 1080-1081) zeroed
+printf '\0\0' | dd of="$img" bs=1 seek=1080 conv=notrunc status=none
+"$root/usr/sbin/fsck.ext4x" -fn "$img" >"$tmp/fsck.log" 2>&1
+rc=$?
+if [ "$rc" -ge 4 ]; then
+	ktap_test_pass "fsck.ext4x -fn reports a broken superblock (exit $rc)"
+else
+	ktap_test_fail "fsck.ext4x -fn reports a broken superblock" "exit $rc" "$(tail -n 5 "$tmp/fsck.log")"
+fi
+# systemd's fstab generator gives an ext4x entry its fsck unit only when it
+# finds fsck.ext4x (PATH: the package's /usr/sbin first); without it, none
+gen=/lib/systemd/system-generators/systemd-fstab-generator
+fsck_unit() {
+	rm -rf "$tmp/gen" && mkdir -p "$tmp/gen" &&
+		env PATH="$1" SYSTEMD_FSTAB="$tmp/fstab" SYSTEMD_PROC_CMDLINE="" \
+			SYSTEMD_LOG_LEVEL=warning "$gen" "$tmp/gen" "$tmp/gen" "$tmp/gen" >/dev/null 2>&1 &&
+		grep -qxF 'Requires=systemd-fsck@dev-pmem0.service' "$tmp/gen/mnt-pmem.mount"
+}
+printf '/dev/pmem0 /mnt/pmem ext4x dax,nofail,x-systemd.device-timeout=30s 0 2\n' >"$tmp/fstab"
+if [ ! -x "$gen" ]; then
+	ktap_test_skip "systemd's fstab generator checks an ext4x entry with fsck.ext4x" "no $gen"
+elif fsck_unit "$root/usr/sbin:/usr/sbin:/usr/bin:/sbin:/bin" &&
+	! fsck_unit "/usr/sbin:/usr/bin:/sbin:/bin"; then
+	ktap_test_pass "systemd's fstab generator checks an ext4x entry with fsck.ext4x (and not without it)"
+else
+	ktap_test_fail "systemd's fstab generator checks an ext4x entry with fsck.ext4x (and not without it)" \
+		"$(cat "$tmp/gen/mnt-pmem.mount" 2>/dev/null)"
+fi
+
+for page in fsck.ext4x mkfs.ext4x; do
+	ktap_check "$page(8) renders, and groff finds nothing to warn about" bash -c \
+		"[ -z \"\$(zcat '$root/usr/share/man/man8/$page.8.gz' | groff -man -ww -z 2>&1)\" ] &&
+		 MANWIDTH=80 man -l '$root/usr/share/man/man8/$page.8.gz' 2>/dev/null | grep -q '^SYNOPSIS'"
+done
 
 man=$root/usr/share/man/man8/ext4x-compare.8.gz
 out=$(MANWIDTH=80 man -l "$man" 2>&1 >"$tmp/man.txt")

@@ -9,7 +9,8 @@
 #  - OVERLAY (per run): /init, the test files (tests/guest, tests/standalone,
 #    --extra-tests as /tests/extra), the guest harness (tests/vm/guest) and
 #    the KTAP library (tests/lib/ktap.sh) at the same paths, the
-#    comparison tool tools/ext4x-compare/* as /tools/ext4x-compare (and,
+#    comparison tool tools/ext4x-compare/* as /tools/ext4x-compare, and
+#    tools/fs-helpers as /tools/fs-helpers (and,
 #    with EXT4X_TOOLS_ROOT, the ext4x-tools package's files as installed),
 #    and the project's built modules as /lib/modules/KVER/extra/*.ko.
 # The kernel unpacks concatenated compressed cpio archives in order, so
@@ -128,13 +129,15 @@ build_overlay() {
 	cp "$repo/tests/vm/guest/init" "$stage/init"
 	mkdir -p "$stage/tools"
 	cp -r "$repo/tools/ext4x-compare" "$stage/tools/ext4x-compare"
+	cp -r "$repo/tools/fs-helpers" "$stage/tools/fs-helpers"
 	# EXT4X_TOOLS_ROOT: the ext4x-tools package unpacked (dpkg -x): its
 	# /usr/sbin/ext4x-compare and /usr/libexec/ext4x, as installed
 	if [ -n "${EXT4X_TOOLS_ROOT:-}" ]; then
 		[ -x "$EXT4X_TOOLS_ROOT/usr/sbin/ext4x-compare" ] ||
 			die "EXT4X_TOOLS_ROOT=$EXT4X_TOOLS_ROOT holds no usr/sbin/ext4x-compare"
 		mkdir -p "$stage/usr/sbin" "$stage/usr/libexec"
-		cp "$EXT4X_TOOLS_ROOT/usr/sbin/ext4x-compare" "$stage/usr/sbin/"
+		cp "$EXT4X_TOOLS_ROOT/usr/sbin/ext4x-compare" "$EXT4X_TOOLS_ROOT/usr/sbin/mkfs.ext4x" \
+			"$EXT4X_TOOLS_ROOT/usr/sbin/fsck.ext4x" "$stage/usr/sbin/"
 		cp -r "$EXT4X_TOOLS_ROOT/usr/libexec/ext4x" "$stage/usr/libexec/ext4x"
 	fi
 	if [ -n "$extra" ]; then
