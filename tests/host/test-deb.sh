@@ -1,8 +1,9 @@
 #!/bin/bash
 # The ext4x-dkms .deb, KTAP on stdout: `make deb` (packaging/mkdeb.sh) builds it;
 # it holds only the DKMS sources under /usr/src/ext4x-VERSION (no tests, no build
-# output), lintian finds nothing without overrides, and it depends on dkms and
-# linux-source-X.Y; `apt-get install ./ext4x-dkms_*.deb` builds and installs
+# output), lintian finds nothing without overrides, it depends on dkms and
+# only suggests linux-source-X.Y (the README's command installs the running
+# kernel's, at its headers' version); `apt-get install ./ext4x-dkms_*.deb` builds and installs
 # the modules through DKMS for the kernels dh_dkms's postinst names ("Building
 # for ..."): the running kernel and the newest one when the running one is
 # installed, every kernel with headers when it is not (a chroot, or this
@@ -68,11 +69,33 @@ lintian_clean "$deb" "$tmp/lintian.log"
 ktap_check "docs/INSTALL.md is the package's README.Debian" bash -c \
 	"dpkg-deb --fsys-tarfile '$deb' | tar -xOf - ./usr/share/doc/ext4x-dkms/README.Debian.gz | zcat | cmp -s - '$top/docs/INSTALL.md'"
 deps=$(dpkg-deb -f "$deb" Depends 2>/dev/null)
-ktap_print_msg "Depends: $deps" "Recommends: $(dpkg-deb -f "$deb" Recommends 2>/dev/null)"
+recs=$(dpkg-deb -f "$deb" Recommends 2>/dev/null)
+sugs=$(dpkg-deb -f "$deb" Suggests 2>/dev/null)
+ktap_print_msg "Depends: $deps" "Recommends: $recs" "Suggests: $sugs"
+# apt installs the first alternative of a Depends or Recommends whatever
+# kernel runs (6.1's source on a Debian 12 running 6.12): the source of the
+# running kernel is the user's to install, at the headers' version
+ktap_check "Depends: dkms; no linux-source in Depends or Recommends" bash -c \
+	"grep -qE '(^|, )dkms( |,|\$)' <<<'$deps' && ! grep -q linux-source <<<'$deps, $recs'"
 for k in "${kvers[@]}"; do
 	xy=$(echo "$k" | cut -d. -f1-2)
-	ktap_check "Depends: dkms and linux-source-$xy" bash -c \
-		"grep -qE '(^|, )dkms( |,|\$)' <<<'$deps' && grep -qE 'linux-source-$xy( |,|\$)' <<<'$deps'"
+	ktap_check "Suggests: linux-source-$xy" bash -c "grep -qE '(^|, )linux-source-$xy( |,|\$)' <<<'$sugs'"
+done
+# README's command for the running kernel's source, for each kernel as if it
+# ran (uname -r -> K), apt-get simulating: linux-source-X.Y at K's headers'
+# Debian version, which the archive has
+srccmd=$(grep -m1 '^apt-get install "linux-source-' "$top/README.md")
+for k in "${kvers[@]}"; do
+	xy=$(echo "$k" | cut -d. -f1-2)
+	hv=$(dpkg-query -W -f='${Version}' "linux-headers-$k" 2>/dev/null)
+	cmd=${srccmd//uname -r/echo $k}
+	cmd=${cmd/apt-get install/apt-get install -s}
+	if [ -n "$srccmd" ] && out=$(eval "$cmd" 2>&1) &&
+		grep -qE "^Inst linux-source-$xy \($hv |^linux-source-$xy is already the newest version \($hv\)" <<<"$out"; then
+		ktap_test_pass "README's source command on $k: linux-source-$xy $hv"
+	else
+		ktap_test_fail "README's source command on $k: linux-source-$xy $hv" "${cmd:-no such line in README.md}" "$out"
+	fi
 done
 
 t0=$(date +%s)
