@@ -21,8 +21,8 @@
 #   make demo            stock ext4 against ext4x in the guest (docs/COMPARE.md)
 #   make bench-ext4x     the same, 5 rounds, xattr get/list only
 #   make profile-xattr   where an xattr read's time goes, stock and ext4x
-#   make deb             the .deb packages (docs/INSTALL.md); make dkms-test
-#                        tests DKMS and them on this host
+#   make deb             the source package and the .debs (docs/INSTALL.md);
+#                        make dkms-test tests DKMS and them on this host
 #   make help            this list
 #
 # KVER defaults to the kernel release that Debian's linux-headers-amd64
@@ -168,8 +168,9 @@ dkms-remove:
 	if [ -n "$$(dkms status -m ext4x -v $(VERSION))" ]; then dkms remove -m ext4x -v $(VERSION) --all; fi
 	rm -rf $(DKMS_SRC)
 
-# ext4x-dkms_VERSION_all.deb and ext4x-tools_VERSION_ARCH.deb (ext4x-compare,
-# its manual page and helpers) in DEB_OUT (needs debhelper and dh-dkms: make deps).
+# The source package ext4x_VERSION (.dsc, .tar.xz, .changes) and, built from
+# it, ext4x-dkms_VERSION_all.deb and ext4x-tools_VERSION_ARCH.deb in DEB_OUT
+# (needs debhelper and dh-dkms: make deps).
 deb:
 	packaging/mkdeb.sh $(DEB_OUT)
 
@@ -178,6 +179,7 @@ dkms-test: deps
 	tests/host/test-dkms.sh $(KVER)
 	tests/host/test-deb.sh $(KVER)
 	tests/host/test-tools-deb.sh
+	tests/host/test-source-package.sh
 
 # make check-long: the long variants of the reliability tests (100 power
 # cuts, 300 hostile images, 300 module cycles, 300 s stress and hotplug),

@@ -21,7 +21,8 @@ pkgs=(qemu-system-x86 busybox-static kmod ndctl fio e2fsprogs cpio attr acl stre
 # tests/host/test-dkms.sh and test-deb.sh); openssl: dkms makes its module
 # signing key with it (only a Recommends away, so not pulled in by dkms).
 pkgs+=(dkms debhelper dh-dkms openssl)
-# lintian: the ext4x-tools package must lint clean (tests/host/test-tools-deb.sh).
+# lintian: the source package and both .debs must lint clean
+# (tests/host/test-source-package.sh, test-deb.sh, test-tools-deb.sh).
 pkgs+=(lintian)
 # EXT4X_DEPS_DEBUG=1 (make check-debug): what building a kernel needs
 # (tests/debug/build-kernel.sh).

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Does the top-level dkms.conf agree with the tree it describes? VERSION is the
-# one source of the version, and the patch series dirs
+# one source of the version (debian/changelog's newest entry must say it too),
+# and the patch series dirs
 # (ext4-backport/patches/X.Y/series) of the supported kernels; dkms.conf must
 # name the same: PACKAGE_VERSION, BUILD_EXCLUSIVE_KERNEL and the series list
 # of its "no patch series" message. Prints one line per disagreement, with
@@ -13,6 +14,10 @@ bad=0
 disagree() { echo "dkms.conf: $*" >&2; bad=1; }
 
 version=$(tr -d ' \n' <"$top/VERSION")
+# the source package's version: the first line of debian/changelog
+cl=$(sed -n '1s/^ext4x (\([^)]*\)).*/\1/p' "$top/debian/changelog" 2>/dev/null)
+[ "$cl" = "$version" ] ||
+	disagree "debian/changelog's version is '$cl', VERSION says $version: add an entry (dch -v $version)"
 have=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$conf")
 [ "$have" = "$version" ] ||
 	disagree "PACKAGE_VERSION=\"$have\", VERSION says $version: write PACKAGE_VERSION=\"$version\""

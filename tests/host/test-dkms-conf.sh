@@ -2,7 +2,8 @@
 # packaging/dkms/conf-agrees.sh, the check that the top-level dkms.conf names
 # VERSION's version and exactly the patch series dirs, on copies of the tree's
 # files: it passes on them as they are, and fails, saying what to write, on a
-# bumped VERSION and on a new series dir. KTAP on stdout.
+# bumped VERSION, on a changelog entry of another version and on a new series
+# dir. KTAP on stdout.
 # kernel-independent: no kernel is built or read
 # Usage: tests/host/test-dkms-conf.sh
 set -uo pipefail
@@ -14,15 +15,16 @@ trap 'rm -rf "$tmp"' EXIT
 
 # copy TOP DIR: the files the check reads
 copy() {
-	mkdir -p "$2/packaging/dkms"
+	mkdir -p "$2/packaging/dkms" "$2/debian"
 	cp "$1/VERSION" "$1/dkms.conf" "$2/"
+	cp "$1/debian/changelog" "$2/debian/"
 	cp "$1/packaging/dkms/conf-agrees.sh" "$2/packaging/dkms/"
 	(cd "$1" && find ext4-backport/patches -name series -exec cp --parents -t "$2" {} +)
 }
 agrees() { "$1/packaging/dkms/conf-agrees.sh" "$1"; }
 
 ktap_print_header
-ktap_set_plan 3
+ktap_set_plan 4
 copy "$top" "$tmp/same"
 ktap_check "the tree's dkms.conf agrees" agrees "$tmp/same"
 
@@ -34,6 +36,16 @@ elif grep -q 'write PACKAGE_VERSION="9.9.9"' <<<"$out"; then
 	ktap_test_pass "a bumped VERSION is refused"
 else
 	ktap_test_fail "a bumped VERSION is refused" "$out"
+fi
+
+copy "$top" "$tmp/changelog"
+sed -i '1s/(\([^)]*\))/(\1.1)/' "$tmp/changelog/debian/changelog"
+if out=$(agrees "$tmp/changelog" 2>&1); then
+	ktap_test_fail "a changelog entry of another version is refused" "conf-agrees.sh passed"
+elif grep -q "debian/changelog's version is '.*\.1', VERSION says" <<<"$out"; then
+	ktap_test_pass "a changelog entry of another version is refused"
+else
+	ktap_test_fail "a changelog entry of another version is refused" "$out"
 fi
 
 copy "$top" "$tmp/series"

@@ -116,10 +116,10 @@ if (cd "$top" && git grep -nE "$history" -- . ':!tests/static/run.sh') >"$out"; 
 else
 	ktap_test_pass "no tracked file speaks of sessions, issue numbers or seeds"
 fi
-# Numbers that must agree: dkms.conf's version and kernel pattern with VERSION
-# and the patch series dirs (the .deb's version and changelog are made from
-# VERSION by mkdeb.sh; test-deb.sh checks the built package's).
-ktap_check "dkms.conf agrees with VERSION and the patch series dirs" \
+# Numbers that must agree: dkms.conf's version and kernel pattern, and
+# debian/changelog's version, with VERSION and the patch series dirs
+# (test-source-package.sh checks the built packages').
+ktap_check "dkms.conf and debian/changelog agree with VERSION and the patch series dirs" \
 	"$top/packaging/dkms/conf-agrees.sh" "$top"
 echo "# static: $((KTAP_N - KTAP_FAILED)) passed, $KTAP_FAILED failed"
 ktap_finished
