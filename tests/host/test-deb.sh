@@ -11,8 +11,10 @@
 # KVER) is then built by the hook a kernel package runs when it is installed
 # (/etc/kernel/postinst.d/dkms), so the test holds whichever kernel the host
 # booted. For each kernel dkms status says installed and modinfo shows its
-# vermagic and the depends; purge removes everything again. The package's
-# version is VERSION's, and docs/INSTALL.md is its README.Debian.
+# vermagic and the depends. The package's tests (debian/tests: tools and
+# dkms-kernels) then run as autopkgtest runs them, against ext4x-dkms and
+# ext4x-tools installed together; purge removes everything again. The
+# package's version is VERSION's, and docs/INSTALL.md is its README.Debian.
 # Always purges what it installed (EXIT trap); skips if ext4x is already there.
 # required-in-ci: a skip of the whole file fails make check under CI=true
 # kernel-independent: one run covers every kernel (tests/host/run.sh)
@@ -28,16 +30,18 @@ version=$(tr -d ' \n' <"$top/VERSION")
 ktap_print_header
 command -v dh_dkms >/dev/null || ktap_skip_all "dh-dkms not installed (scripts/install-deps.sh)"
 dkms_test_start "$kver" "$version"
+! dpkg-query -W -f='${db:Status-Abbrev}' ext4x-tools 2>/dev/null | grep -qv '^.n' ||
+	ktap_skip_all "ext4x-tools is installed: not touching it"
 
 tmp=$(mktemp -d /tmp/ext4x-deb-test.XXXXXX)
 chmod 755 "$tmp"   # apt's _apt user reads the local .deb
 for k in "${kvers[@]}"; do state_snapshot "$k" >"$tmp/before.$k"; done
 # shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
-	if dpkg-query -W -f='${db:Status-Abbrev}' ext4x-dkms 2>/dev/null | grep -qv '^.n'; then
-		echo "# cleanup: apt-get purge ext4x-dkms"
-		DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq ext4x-dkms >/dev/null 2>&1 ||
-			dpkg --purge --force-all ext4x-dkms >/dev/null 2>&1
+	if dpkg-query -W -f='${db:Status-Abbrev}' ext4x-dkms ext4x-tools 2>/dev/null | grep -qv '^.n'; then
+		echo "# cleanup: apt-get purge ext4x-dkms ext4x-tools"
+		DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq ext4x-dkms ext4x-tools >/dev/null 2>&1 ||
+			dpkg --purge --force-all ext4x-dkms ext4x-tools >/dev/null 2>&1
 	fi
 	if [ -n "$(dkms status -m ext4x -v "$version" 2>/dev/null)" ]; then
 		dkms remove -m ext4x -v "$version" --all >/dev/null 2>&1
@@ -99,8 +103,9 @@ for k in "${kvers[@]}"; do
 done
 
 t0=$(date +%s)
-ktap_check "apt-get install ./ext4x-dkms_${version}_all.deb" bash -c \
-	"cd '$tmp' && DEBIAN_FRONTEND=noninteractive apt-get install -y ./ext4x-dkms_${version}_all.deb >'$tmp/apt.log' 2>&1 || { tail -n 25 '$tmp/apt.log'; exit 1; }"
+tools_deb=ext4x-tools_${version}_$(dpkg --print-architecture).deb
+ktap_check "apt-get install ./ext4x-dkms_${version}_all.deb ./$tools_deb" bash -c \
+	"cd '$tmp' && DEBIAN_FRONTEND=noninteractive apt-get install -y ./ext4x-dkms_${version}_all.deb ./$tools_deb >'$tmp/apt.log' 2>&1 || { tail -n 25 '$tmp/apt.log'; exit 1; }"
 ktap_print_msg "apt-get install took $(($(date +%s) - t0)) s (the postinst's DKMS builds included)"
 # the kernels the postinst built for: "Building for A, B and C"
 postinst_kvers=" $(sed -n 's/^Building for //p' "$tmp/apt.log" | head -n 1 | sed 's/,/ /g; s/ and / /g') "
@@ -131,8 +136,17 @@ for k in "${kvers[@]}"; do
 	ktap_print_msg "ext4x: $(modinfo -F vermagic "$ext4x_ko" 2>&1); depends: $(modinfo -F depends "$ext4x_ko" 2>&1)"
 done
 
-ktap_check "apt-get purge ext4x-dkms" bash -c \
-	"DEBIAN_FRONTEND=noninteractive apt-get purge -y ext4x-dkms >'$tmp/purge.log' 2>&1 || { tail -n 25 '$tmp/purge.log'; exit 1; }"
+# debian/tests as autopkgtest runs them: from the source tree, as root, a
+# scratch dir in AUTOPKGTEST_TMP, stderr allowed (both say allow-stderr)
+for t in $(sed -n 's/^Tests: *//p' "$top/debian/tests/control" | tr ',' ' '); do
+	mkdir -p "$tmp/autopkgtest-$t"
+	ktap_check "debian/tests/$t against the installed packages" bash -c \
+		"cd '$top' && AUTOPKGTEST_TMP='$tmp/autopkgtest-$t' debian/tests/$t >'$tmp/$t.log' 2>&1 &&
+		 sed 's/^/# /' '$tmp/$t.log' || { cat '$tmp/$t.log'; exit 1; }"
+done
+
+ktap_check "apt-get purge ext4x-dkms ext4x-tools" bash -c \
+	"DEBIAN_FRONTEND=noninteractive apt-get purge -y ext4x-dkms ext4x-tools >'$tmp/purge.log' 2>&1 || { tail -n 25 '$tmp/purge.log'; exit 1; }"
 for k in "${kvers[@]}"; do
 	left=$(state_leftovers "$k" "$tmp/before.$k"; [ ! -e "/usr/src/ext4x-$version" ] || echo "/usr/src/ext4x-$version")
 	if [ -z "$left" ]; then
@@ -141,6 +155,6 @@ for k in "${kvers[@]}"; do
 		ktap_test_fail "nothing left under /lib/modules/$k, /var/lib/dkms or /usr/src" "left:" "$left"
 	fi
 done
-ktap_check "ext4x-dkms no longer known to dpkg" bash -c \
-	"! dpkg-query -W -f='\${db:Status-Abbrev}' ext4x-dkms 2>/dev/null | grep -qv '^.n'"
+ktap_check "ext4x-dkms and ext4x-tools no longer known to dpkg" bash -c \
+	"! dpkg-query -W -f='\${db:Status-Abbrev}' ext4x-dkms ext4x-tools 2>/dev/null | grep -qv '^.n'"
 ktap_finished

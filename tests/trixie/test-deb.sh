@@ -9,7 +9,10 @@
 # /lib/modules/KVER/updates/dkms with trixie's vermagic and their
 # dependencies. The three modules are copied (decompressed, as .ko) to
 # build/trixie/dkms-modules for the guest. Last, apt-get purge leaves
-# nothing of ext4x behind, so the cached chroot stays as it was made.
+# nothing of ext4x behind, so the cached chroot stays as it was made. Before
+# the purge: README's linux-source command, simulated in the chroot, names
+# linux-source-6.12 at the headers' version, and the package's
+# debian/tests/dkms-kernels passes there.
 # Usage: tests/trixie/test-deb.sh [--deb FILE]
 #   --deb FILE  install this ext4x-dkms .deb instead of building one
 # Logs: build/trixie/logs/{mkdeb,apt-install,dkms-make,apt-purge}.log
@@ -136,6 +139,33 @@ if [ -f "$out/ext4x.ko" ] && [ -f "$out/mbcache2.ko" ]; then
 else
 	ktap_test_fail "modinfo: ext4x depends on mbcache2,percpu_stats; mbcache2 on percpu_stats" "ext4x.ko or mbcache2.ko missing"
 fi
+
+# README's command for the running kernel's source, as if trixie's kernel
+# ran (uname -r -> KVER), apt-get simulating in the chroot: linux-source-X.Y
+# at the headers' Debian version
+srccmd=$(grep -m1 '^apt-get install "linux-source-' "$top/README.md")
+xy=$(echo "$kver" | cut -d. -f1-2)
+hv=$(dpkg-query --admindir="$troot/var/lib/dpkg" -W -f='${Version}' "linux-headers-$kver" 2>/dev/null)
+cmd=${srccmd//uname -r/echo $kver}
+cmd=${cmd/apt-get install/apt-get install -s}
+if [ -n "$srccmd" ] && out=$(t_in_chroot "$troot" bash -c "$cmd" 2>&1) &&
+	grep -qE "^Inst linux-source-$xy \($hv |^linux-source-$xy is already the newest version \($hv\)" <<<"$out"; then
+	ktap_test_pass "README's source command on $kver: linux-source-$xy $hv"
+else
+	ktap_test_fail "README's source command on $kver: linux-source-$xy $hv" "${cmd:-no such line in README.md}" "$out"
+fi
+# the package's own DKMS test (debian/tests/dkms-kernels), as autopkgtest
+# would run it in a trixie testbed
+cp "$top/debian/tests/dkms-kernels" "$cin/"
+dkms_kernels() {
+	if t_in_chroot "$troot" bash /tmp/ext4x-deb/dkms-kernels >"$logs/dkms-kernels.log" 2>&1; then
+		sed 's/^/# /' "$logs/dkms-kernels.log"
+	else
+		cat "$logs/dkms-kernels.log"
+		return 1
+	fi
+}
+ktap_check "debian/tests/dkms-kernels in the chroot" dkms_kernels
 
 purge_logged() {
 	purge >>"$logs/apt-purge.log" 2>&1 || { tail -n 20 "$logs/apt-purge.log"; return 1; }
