@@ -1,7 +1,11 @@
 #!/bin/bash
 # Does each patch series apply to every Debian kernel source of its X.Y that the
-# archive still carries? For each version of linux-source-6.1 and linux-source-6.12
-# that apt knows (apt-cache madison), download it (apt-get download), keep only its
+# archive still carries, and which releases have no series at all? Every
+# linux-source-X.Y of the host's own suites and of the newer ones (by default
+# bookworm-backports, trixie, trixie-security, trixie-backports, forky, sid:
+# read from the archive the host's apt uses, into a private apt state under
+# CACHE_DIR/apt, the host's apt untouched) is listed with the suites that
+# carry it. A release whose X.Y has a series: download it (apt-get download), keep only its
 # fs/ext4 and include/trace/events/ext4.h, and apply patches/X.Y/series in order,
 # each with `patch --dry-run -p1 --fuzz=0` first and then for real in a scratch copy
 # (a later patch may build on an earlier one), as prepare.sh does. The variants
@@ -18,11 +22,16 @@
 #              build/archive-series of this repository); a version already
 #              extracted there is not downloaded again, and no .deb is kept.
 # Environment:
-#   EXT4X_ARCHIVE_PACKAGES  packages to check (default "linux-source-6.1 linux-source-6.12")
+#   EXT4X_ARCHIVE_SUITES    the suites read besides the host's (default above;
+#                           empty: the host's package lists only, no network
+#                           but for downloads)
+#   EXT4X_ARCHIVE_PACKAGES  packages to check (default: every linux-source-X.Y
+#                           in the lists)
 #   EXT4X_PATCHDIR          patch series root (default ext4-backport/patches)
 #
 # A version that cannot be downloaded or extracted is "not ok" (nothing could be
-# checked); a package whose X.Y has no series is skipped.
+# checked); a release whose X.Y has no series is skipped, and the summary
+# says that no series applies to it.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,21 +44,67 @@ elif [ -n "${EXT4X_CACHE:-}" ]; then
 else
 	cache=$top/build/archive-series
 fi
-read -r -a pkgs <<<"${EXT4X_ARCHIVE_PACKAGES:-linux-source-6.1 linux-source-6.12}"
+suites=${EXT4X_ARCHIVE_SUITES-bookworm-backports trixie trixie-security trixie-backports forky sid}
 
 # shellcheck source=tests/lib/ktap.sh
 . "$top/tests/lib/ktap.sh"
+# t_archives: the archive and security URIs of the host's apt
+# shellcheck source=tests/trixie/lib.sh
+. "$top/tests/trixie/lib.sh"
 
 mkdir -p "$cache" || { echo "ext4x: cannot create $cache" >&2; exit 2; }
 cache=$(cd "$cache" && pwd)
 work=$(mktemp -d "$cache/.work.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# "PACKAGE VERSION" per line, from the archive's package lists (not dpkg's status)
+# apt with the host's sources plus the suites, its state under $cache/apt
+apt_opts=()
+if [ -n "$suites" ]; then
+	read -r archive security < <(t_archives) || exit 2
+	a=$cache/apt
+	mkdir -p "$a/lists/partial" "$a/cache/archives/partial"
+	{
+		# shellcheck disable=SC2016 # apt's own $(FIELD) syntax
+		apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' 2>/dev/null |
+			sort -u | while read -r uri rel; do
+				echo "deb [arch=amd64] $uri ${rel%/} main"
+			done
+		for st in $suites; do
+			case $st in
+			*-security) echo "deb [arch=amd64] $security $st main" ;;
+			*) echo "deb [arch=amd64] $archive $st main" ;;
+			esac
+		done
+	} | sort -u >"$a/sources.list"
+	apt_opts=(-o "Dir::Etc::SourceList=$a/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$a/lists" -o "Dir::Cache=$a/cache"
+		-o Dir::State::status=/dev/null -o Acquire::Languages=none)
+	echo "# apt sources: $(awk '{ print $4 }' "$a/sources.list" | paste -sd' ')"
+	apt-get "${apt_opts[@]}" update -qq >"$work/update.log" 2>&1 || {
+		echo "ext4x: apt-get update of the suites failed:" >&2
+		tail -n 10 "$work/update.log" >&2
+		exit 2
+	}
+fi
+if [ -n "${EXT4X_ARCHIVE_PACKAGES:-}" ]; then
+	read -r -a pkgs <<<"$EXT4X_ARCHIVE_PACKAGES"
+else
+	mapfile -t pkgs < <(apt-cache "${apt_opts[@]}" pkgnames linux-source- 2>/dev/null |
+		grep -E '^linux-source-[0-9]+\.[0-9]+$' | sort -V)
+fi
+
+# "PACKAGE VERSION" per line, from the archive's package lists (not dpkg's
+# status); suites_of[PACKAGE VERSION]: the suites that carry it
 list=()
+declare -A suites_of=()
 for pkg in "${pkgs[@]}"; do
-	mapfile -t -O "${#list[@]}" list < <(apt-cache madison "$pkg" 2>/dev/null |
-		awk -F'|' -v p="$pkg" '{ gsub(/ /, "", $2); if ($2 != "") print p, $2 }' | sort -u -V -k2)
+	while read -r ver st; do
+		k="$pkg $ver"
+		[ -n "${suites_of[$k]:-}" ] || list+=("$k")
+		[[ " ${suites_of[$k]:-} " == *" $st "* ]] || suites_of[$k]="${suites_of[$k]:+${suites_of[$k]} }$st"
+	done < <(apt-cache "${apt_opts[@]}" madison "$pkg" 2>/dev/null |
+		awk -F'|' '{ gsub(/ /, "", $2); split($3, f, " "); sub(/\/.*/, "", f[2]); if ($2 != "") print $2, f[2] }' |
+		sort -V -k1,1)
 done
 
 ktap_print_header
@@ -67,7 +122,7 @@ extract() {
 	mkdir -p "$tmp" "$dir.new"
 	# (as root into a dir the _apt user cannot reach, apt downloads unsandboxed
 	# and says so in the log; harmless)
-	(cd "$tmp" && apt-get download -q "$pkg=$ver") >"$work/log" 2>&1 || return 1
+	(cd "$tmp" && apt-get "${apt_opts[@]}" download -q "$pkg=$ver") >"$work/log" 2>&1 || return 1
 	deb=$(find "$tmp" -maxdepth 1 -name '*.deb' | head -n1)
 	[ -n "$deb" ] || return 1
 	dpkg-deb --fsys-tarfile "$deb" |
@@ -92,9 +147,10 @@ for entry in "${list[@]}"; do
 	xy=${pkg#linux-source-}
 	upver=${ver%%-*}
 	name="$pkg $ver"
+	where=${suites_of[$entry]:-}
 	if [ ! -f "$patchroot/$xy/series" ]; then
-		ktap_test_skip "$name" "no patches/$xy/series"
-		results+=("$name|skipped: no $xy series")
+		ktap_test_skip "$name ($where)" "no patches/$xy/series"
+		results+=("$name|$where|none: no $xy series")
 		continue
 	fi
 	dir=$cache/$pkg-$ver
@@ -103,7 +159,7 @@ for entry in "${list[@]}"; do
 		if ! extract "$pkg" "$ver" "$dir"; then
 			ktap_test_fail "$name: series could not be checked, download or extraction failed" \
 				"$(tail -n 5 "$work/log")"
-			results+=("$name|not checked: download failed")
+			results+=("$name|$where|not checked: download failed")
 			rm -rf "$work/dl" "$dir.new"
 			continue
 		fi
@@ -111,7 +167,7 @@ for entry in "${list[@]}"; do
 	fi
 	if ! series_pick "$patchroot/$xy" "$upver" 2>"$work/log"; then
 		ktap_test_fail "$name: the $xy series cannot be read" "$(cat "$work/log")"
-		results+=("$name|FAILS: series unreadable")
+		results+=("$name|$where|FAILS: series unreadable")
 		continue
 	fi
 	rm -rf "$work/tree"
@@ -143,16 +199,18 @@ for entry in "${list[@]}"; do
 	fi
 	if [ -z "$bad" ]; then
 		ktap_test_pass "$name: all $n patch(es) of $src apply, no unlisted drain"
-		results+=("$name|applies ($n/$n, $src)")
+		results+=("$name|$where|applies ($n/$n, $src)")
 	else
 		ktap_test_fail "$name: $bad ($src)" "$(echo "$log" | grep -E 'FAILED|malformed|not found|No file' | head -n 10)"
-		results+=("$name|FAILS: $bad")
+		results+=("$name|$where|FAILS: $bad")
 	fi
 done
 rm -rf "$work/tree"
 
 echo "# summary (series: $patchroot):"
+printf '#   %-40s %-34s %s\n' release suites series
 for r in "${results[@]}"; do
-	printf '#   %-38s %s\n' "${r%%|*}" "${r#*|}"
+	IFS='|' read -r n w v <<<"$r"
+	printf '#   %-40s %-34s %s\n' "$n" "$w" "$v"
 done
 ktap_finished
