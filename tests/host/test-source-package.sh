@@ -57,6 +57,14 @@ tar -tJf "$a/ext4x_$version.tar.xz" 2>/dev/null | sed -n "s,^ext4x-$version/,,p"
 	grep -v -e '/$' -e '^$' | sort >"$tmp/have"
 ktap_check "the source package holds exactly the tree's files but .gitignore ($(wc -l <"$tmp/want"))" \
 	diff -u "$tmp/want" "$tmp/have"
+# debian/source/options must leave out all that .gitignore ignores ("/build/"
+# is "build"): a checkout with modules built in place is a normal one
+missing=$(cd "$top" && git ls-files -z '*.gitignore' | xargs -0 cat | sed -e '/^#/d' -e '/^$/d' \
+	-e 's,^/,,' -e 's,/$,,' | sort -u | while IFS= read -r pat; do
+		grep -qxF "tar-ignore = $pat" debian/source/options || echo "$pat"
+	done)
+ktap_check "debian/source/options leaves out every .gitignore pattern" \
+	bash -c "[ -z '$missing' ] || { echo 'missing: $missing' | paste -sd' '; exit 1; }"
 ktap_check "no build output, results or .git in the source package" bash -c \
 	"! grep -E '(^|/)(build|results|\\.git)/|\\.(o|ko|mod)\$' '$tmp/have'"
 cl=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version 2>/dev/null)
