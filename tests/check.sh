@@ -122,6 +122,9 @@ for kver in "$@"; do
 		# ext4x.ko against the stock ext4.ko of this kernel (fetched for
 		# the guest): no shared global, tracepoint or ext4 name.
 		stage symbols "$top/ext4-backport/symbol-clashes.sh" "$modules/ext4x.ko"
+		# docs/INSTALL.md's persistent memory setup, as written there,
+		# on an emulated NVDIMM and an emulated CXL device.
+		guest_stage pmem-setup --tests pmem-setup --cxl --small --timeout 400
 	else
 		guest_stage long --tests stress,hostile,hotplug,lifecycle \
 			--append ext4x_long=1 --timeout 5400

@@ -39,7 +39,7 @@ ktap_print_header
 mapfile -t files < <(cd "$top" && git ls-files -- '*.c' '*.h' |
 	grep -v '\.mod\.c$' | sort)
 mapfile -t patches < <(cd "$top" && git ls-files -- 'ext4-backport/patches/*.patch' | sort)
-ktap_set_plan $((${#files[@]} + ${#patches[@]} + 5))
+ktap_set_plan $((${#files[@]} + ${#patches[@]} + 6))
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
@@ -116,6 +116,21 @@ if (cd "$top" && git grep -nE "$history" -- . ':!tests/static/run.sh') >"$out"; 
 else
 	ktap_test_pass "no tracked file speaks of sessions, issue numbers or seeds"
 fi
+# docs/INSTALL.md's persistent memory commands are the ones the guest runs:
+# every doc_run line of tests/standalone/pmem-setup.sh appears there, in
+# backquotes, spelled the same.
+doc_commands() {
+	local cmd n=0 missing=0
+	while IFS= read -r cmd; do
+		n=$((n + 1))
+		grep -qF "\`$cmd\`" "$top/docs/INSTALL.md" ||
+			{ echo "not in docs/INSTALL.md: \`$cmd\`"; missing=$((missing + 1)); }
+	done < <(sed -n 's/^[[:space:]]*doc_run "\(.*\)"$/\1/p' "$top/tests/standalone/pmem-setup.sh")
+	[ "$n" -ge 6 ] || { echo "only $n doc_run lines found"; return 1; }
+	[ "$missing" -eq 0 ]
+}
+ktap_check "docs/INSTALL.md spells each command tests/standalone/pmem-setup.sh runs" doc_commands
+
 # Numbers that must agree: dkms.conf's version and kernel pattern, and
 # debian/changelog's version, with VERSION and the patch series dirs
 # (test-source-package.sh checks the built packages').

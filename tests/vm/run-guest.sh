@@ -22,6 +22,10 @@
 #   --append ARGS  extra kernel command line arguments (e.g. test parameters)
 #   --small        the small initramfs (no fio, no stress-ng: ~20 MB in place
 #                  of 115 MB unpacked), for a guest with little --mem
+#   --cxl          a q35 machine with, beside the NVDIMM, one emulated CXL
+#                  type 3 persistent memory device (256 MiB) behind a CXL
+#                  host bridge and a fixed memory window: what the
+#                  persistent memory setup of docs/INSTALL.md needs
 #   --plugin SPEC  load a QEMU TCG plugin, SPEC as QEMU's -plugin takes it
 #                  (FILE,ARG=VALUE,...): the coherence plugin of
 #                  tests/coherence/, which counts cache-line transfers
@@ -40,7 +44,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
 kver='' moddir='' extra='' tests=all limit=1200 mem=2G smp=2 log='' results=''
-slub=' slub_debug=FZPU' reboot=0 kargs='' small='' plugin=()
+slub=' slub_debug=FZPU' reboot=0 kargs='' small='' plugin=() cxl=0
 while [ $# -gt 0 ]; do
 	if [ "$1" = --bench ]; then
 		slub=''
@@ -49,6 +53,11 @@ while [ $# -gt 0 ]; do
 	fi
 	if [ "$1" = --reboot ]; then
 		reboot=1
+		shift
+		continue
+	fi
+	if [ "$1" = --cxl ]; then
+		cxl=1
 		shift
 		continue
 	fi
@@ -113,6 +122,18 @@ kroot=$("$here/fetch-kernel.sh" "$kver")
 "$here/mkinitramfs.sh" --kver "$kver" ${moddir:+--modules "$moddir"} \
 	${extra:+--extra-tests "$extra"} $small --out "$work/initramfs.cpio.gz"
 truncate -s 1G "$work/nvdimm.img"
+machine=(-machine "pc,nvdimm=on")
+if [ "$cxl" = 1 ]; then
+	# QEMU 7.2's spelling (memdev=; later releases say persistent-memdev=)
+	truncate -s 256M "$work/cxl-pmem.img" "$work/cxl-lsa.img"
+	machine=(-machine "q35,nvdimm=on,cxl=on"
+		-object "memory-backend-file,id=cxlmem,share=on,mem-path=$work/cxl-pmem.img,size=256M"
+		-object "memory-backend-file,id=cxllsa,share=on,mem-path=$work/cxl-lsa.img,size=256M"
+		-device "pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1"
+		-device "cxl-rp,port=0,bus=cxl.1,id=cxlrp0,chassis=0,slot=2"
+		-device "cxl-type3,bus=cxlrp0,memdev=cxlmem,lsa=cxllsa,id=cxlpmem0"
+		-M "cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G")
+fi
 
 append="console=ttyS0 rdinit=/init panic=-1 oops=panic$slub"
 append="$append loglevel=4 ext4x_tests=$tests${kargs:+ $kargs}"
@@ -137,7 +158,7 @@ while :; do
 	qrc=124
 	[ "$left" -gt 0 ] || break
 	timeout -k 10 "$left" qemu-system-x86_64 \
-		-accel tcg,thread=multi -cpu max -machine pc,nvdimm=on \
+		-accel tcg,thread=multi -cpu max "${machine[@]}" \
 		-smp "$smp" -m "$mem,slots=2,maxmem=8G" \
 		-object "memory-backend-file,id=mem1,share=on,mem-path=$work/nvdimm.img,size=1G" \
 		-device nvdimm,id=nvdimm1,memdev=mem1 \
