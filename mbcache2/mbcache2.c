@@ -281,7 +281,7 @@ unsigned long mbcache2_count(struct mbcache2 *cache)
 		count += READ_ONCE(cache->c_stripes[i].s_count);
 	return count;
 }
-EXPORT_SYMBOL_NS_GPL(mbcache2_count, MBCACHE2_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(mbcache2_count, MBCACHE2_NS);
 
 /**
  * mbcache2_max_entries - capacity of a cache
@@ -293,7 +293,7 @@ unsigned long mbcache2_max_entries(struct mbcache2 *cache)
 {
 	return cache->c_max_entries;
 }
-EXPORT_SYMBOL_NS_GPL(mbcache2_max_entries, MBCACHE2_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(mbcache2_max_entries, MBCACHE2_NS);
 
 /**
  * mbcache2_shrink - reclaim unused entries from a cache, as its shrinker
@@ -335,7 +335,7 @@ unsigned long mbcache2_shrink(struct mbcache2 *cache, unsigned long nr_to_scan)
 	WRITE_ONCE(cache->c_shrink_cursor, (start + n) & mask);
 	return freed;
 }
-EXPORT_SYMBOL_NS_GPL(mbcache2_shrink, MBCACHE2_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(mbcache2_shrink, MBCACHE2_NS);
 
 /*
  * The folded count, or the exact one when the folded one is too close to
@@ -656,7 +656,7 @@ void mbcache2_get_stats(struct mbcache2 *cache, struct mbcache2_stats *stats)
 	stats->trims = sums[MBC2_TRIMS];
 	stats->entries = percpu_stats_sum_positive(&cache->c_entries, 0);
 }
-EXPORT_SYMBOL_NS_GPL(mbcache2_get_stats, MBCACHE2_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(mbcache2_get_stats, MBCACHE2_NS);
 
 /**
  * mbcache2_reset_stats - restart a cache's event counters from zero
@@ -668,7 +668,7 @@ void mbcache2_reset_stats(struct mbcache2 *cache)
 {
 	percpu_stats_reset(&cache->c_events);
 }
-EXPORT_SYMBOL_NS_GPL(mbcache2_reset_stats, MBCACHE2_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(mbcache2_reset_stats, MBCACHE2_NS);
 
 static int mbc2_stats_show(struct seq_file *m, void *unused)
 {
@@ -859,7 +859,7 @@ u64 mbcache2_live_objects(void)
 {
 	return percpu_stats_sum_positive(&mbc2_live, 0);
 }
-EXPORT_SYMBOL_NS_GPL(mbcache2_live_objects, MBCACHE2_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(mbcache2_live_objects, MBCACHE2_NS);
 
 /**
  * mbcache2_entry_size - memory one entry takes
@@ -870,7 +870,7 @@ unsigned int mbcache2_entry_size(void)
 {
 	return kmem_cache_size(mbc2_entry_cache);
 }
-EXPORT_SYMBOL_NS_GPL(mbcache2_entry_size, MBCACHE2_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(mbcache2_entry_size, MBCACHE2_NS);
 
 static int mbc2_live_objects_show(struct seq_file *m, void *unused)
 {

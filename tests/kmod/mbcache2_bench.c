@@ -477,4 +477,4 @@ module_exit(mbcache2_bench_exit);
 
 MODULE_DESCRIPTION("Benchmark: stock mbcache against mbcache2");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(MBCACHE2_INTERNAL);
+MODULE_IMPORT_NS(MBCACHE2_NS);

@@ -1401,4 +1401,4 @@ module_exit(mbcache2_test_exit);
 
 MODULE_DESCRIPTION("mbcache2 tests (KTAP in the kernel log)");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(MBCACHE2_INTERNAL);
+MODULE_IMPORT_NS(MBCACHE2_NS);
