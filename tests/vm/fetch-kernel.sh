@@ -98,6 +98,26 @@ info "extracting $deb"
 tmp=$dir/root.tmp
 rm -rf "$tmp"
 dpkg-deb -x "$deb" "$tmp"
+# Debian's 7.x linux-image-KVER holds neither: it depends on
+# linux-binary-KVER (the kernel) and linux-modules-KVER, of its version.
+if [ ! -f "$tmp/boot/vmlinuz-$kver" ]; then
+	for part in binary modules; do
+		dpkg-deb -f "$deb" Depends | tr ',' '\n' |
+			grep -q "^ *linux-$part-$kver (= $want)" || continue
+		pkg=linux-$part-$kver
+		info "$deb depends on $pkg: downloading it"
+		download "$pkg" || die "no $pkg $want to download${droot:+ in $droot}"
+		part_deb=$(find "$dir/dl" -maxdepth 1 -name "${pkg}_*.deb" | head -n1)
+		[ -n "$part_deb" ] && [ "$(dpkg-deb -f "$part_deb" Version)" = "$want" ] ||
+			die "no $pkg .deb of version $want after download"
+		dpkg-deb -x "$part_deb" "$tmp"
+	done
+	# and keeps the kernel as /usr/lib/modules/KVER/vmlinuz
+	if [ -f "$tmp/usr/lib/modules/$kver/vmlinuz" ]; then
+		mkdir -p "$tmp/boot"
+		cp "$tmp/usr/lib/modules/$kver/vmlinuz" "$tmp/boot/vmlinuz-$kver"
+	fi
+fi
 [ -f "$tmp/boot/vmlinuz-$kver" ] || die "$deb holds no boot/vmlinuz-$kver"
 # Debian 13's packages ship usr/lib/modules (merged /usr): give the tree
 # the lib -> usr/lib link such a system has, so lib/modules/KVER is found.
