@@ -10,7 +10,6 @@
 #include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/types.h>
-#include <linux/version.h>
 #include <linux/wait_bit.h>
 
 struct mbcache2;
@@ -122,13 +121,15 @@ struct mbcache2_stats {
  * For mbcache2's debugfs files and tests, exported in the symbol namespace
  * MBCACHE2_INTERNAL: EXPORT_SYMBOL_NS_GPL(sym, MBCACHE2_NS) and
  * MODULE_IMPORT_NS(MBCACHE2_NS). Since 6.13 both macros take the namespace
- * as a string literal; before, as a bare name they stringify themselves.
+ * as a string literal; before, as a bare name they stringify themselves
+ * (MBC2_NS_IS_NAME: the top-level Kbuild probes the target's module.h).
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#define MBCACHE2_NS "MBCACHE2_INTERNAL"
-#else
+#ifdef MBC2_NS_IS_NAME
 #define MBCACHE2_NS MBCACHE2_INTERNAL
+#else
+#define MBCACHE2_NS "MBCACHE2_INTERNAL"
 #endif
+
 void mbcache2_get_stats(struct mbcache2 *cache, struct mbcache2_stats *stats);
 void mbcache2_reset_stats(struct mbcache2 *cache);
 unsigned long mbcache2_shrink(struct mbcache2 *cache,
