@@ -10,9 +10,10 @@
 # One boot per cycle: boot K verifies cycle K (and cycle K-1 again, which
 # has now survived two cuts), then runs cycle K+1's workload until the cut.
 # What fsync made durable is recorded, after fsync returns, in a raw area of
-# /dev/pmem0 beyond the file system (512-byte O_DIRECT writes and fsync of
-# the device, each record ending in "END" so a torn one is ignored) and printed on the console as
-# "# fsynced NAME MD5"; the host cross-checks those lines against the next
+# /dev/pmem0 beyond the file system (512-byte records written through the
+# page cache, then fsync of the device, each record ending in "END" so a
+# torn one is ignored) and printed on the console as "# fsynced NAME MD5";
+# the host cross-checks those lines against the next
 # boot's "# intact NAME MD5" lines (tests/vm/powercut-crosscheck.sh).
 #
 # Kernel parameters: ext4x_powercut=CYCLES (default 10),
