@@ -33,8 +33,9 @@
 #      where the tree includes the kernel's <uapi/linux/ext4.h> (6.12: the ioctl
 #      ABI moved there), that include and the lowercase names its macros use,
 #      struct ext4_new_group_input and struct compat_ext4_new_group_input (which
-#      ext4.h defines and EXT4_IOC32_GROUP_ADD names in both headers), stay as
-#      they are (types, no symbols);
+#      ext4.h defines and EXT4_IOC32_GROUP_ADD names in both headers), and
+#      (7.x) struct ext4_tune_sb_params of the GET/SET_TUNE_SB_PARAM ioctls,
+#      stay as they are (types, no symbols);
 #   5. the ext2 and ext3 file system registrations and their module aliases are
 #      removed (ext4x answers only to "ext4x").
 set -euo pipefail
@@ -62,8 +63,8 @@ paste_grep='_has_unknown_ext4_'
 # speaks the same ioctl ABI) is included as it is, not renamed, and the struct it
 # defines keeps its name. Trees that define that struct in ext4.h instead (6.1)
 # are not touched by this rule.
-uapi_sed='s,<uapi/linux/ext4x\.h>,<uapi/linux/ext4.h>,; s/\<(compat_)?ext4x_new_group_input\>/\1ext4_new_group_input/g'
-uapi_grep='<uapi/linux/ext4\.h>|\<(compat_)?ext4_new_group_input\>'
+uapi_sed='s,<uapi/linux/ext4x\.h>,<uapi/linux/ext4.h>,; s/\<(compat_)?ext4x_(new_group_input|tune_sb_params)\>/\1ext4_\2/g'
+uapi_grep='<uapi/linux/ext4\.h>|\<(compat_)?ext4_(new_group_input|tune_sb_params)\>'
 
 do_rename() {
 	local f new words

@@ -14,8 +14,10 @@
 # module boilerplate (init_module, cleanup_module, __this_module, and on 6.12 their
 # __pfx_ padding symbols and the __start/__stop_alloc_tags section bounds); no global
 # symbol, no tracepoint and no "ext4..." string (slab, proc, sysfs, fs names) shared
-# with the stock module, except the fscrypt key prefix "ext4:" and the ioctl type name
-# ext4_new_group_input of the kernel's <uapi/linux/ext4.h> (BTF, on 6.12).
+# with the stock module, except the fscrypt key prefix "ext4:" and the ioctl type names
+# of the kernel's <uapi/linux/ext4.h> (BTF): ext4_new_group_input (6.12 on) and
+# ext4_tune_sb_params (7.x).
+
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -113,7 +115,7 @@ check "no tracepoint shared with stock ext4.ko" \
 # 8: identity strings: slab caches, /proc/fs, /sys/fs, fs type, thread/workqueue names
 check "no ext4 string (slab/proc/sysfs/fs name) shared with stock ext4.ko" \
 	"$(comm -12 <(strings -a "$stock" | grep -E '^(fs/)?ext4' | sort -u) <(strings -a "$ko" | sort -u) |
-		grep -vxE 'ext4:|ext4_new_group_input')"
+		grep -vxE 'ext4:|ext4_new_group_input|ext4_tune_sb_params')"
 # 9: same vermagic
 check "stock ext4.ko is the same kernel" \
 	"$([ "$(modinfo -F vermagic "$stock")" = "$(modinfo -F vermagic "$ko")" ] || echo "vermagic differs")"
