@@ -96,16 +96,18 @@ build_base() {
 	if [ ! -f "$base" ]; then
 		info "building base initramfs $base"
 		stage=$(mktemp -d "$dir/stage.XXXXXX")
-		"$here/stage-tools.sh" "$stage" ${small:+--small}
-		gcc -static -O2 -Wall -o "$stage/usr/bin/statx-dax" "$repo/tools/ext4x-compare/statx-dax.c"
-		gcc -static -O2 -Wall -o "$stage/usr/bin/xattr-share" "$here/xattr-share.c"
-		gcc -static -O2 -Wall -o "$stage/usr/bin/statfs-loop" "$here/statfs-loop.c"
-		gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/dax-race" "$here/dax-race.c"
-		gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/xattr-load" \
-			"$repo/tools/ext4x-compare/xattr-load.c"
-		gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/coherence-mark" \
-			"$repo/tests/coherence/mark.c"
-		"$here/stage-modules.sh" "$stage" "$kroot" "$kver"
+		# Each step checked: build_base runs in a command substitution,
+		# where set -e does not reach.
+		"$here/stage-tools.sh" "$stage" ${small:+--small} || die "stage-tools.sh failed"
+		gcc -static -O2 -Wall -o "$stage/usr/bin/statx-dax" "$repo/tools/ext4x-compare/statx-dax.c" &&
+			gcc -static -O2 -Wall -o "$stage/usr/bin/xattr-share" "$here/xattr-share.c" &&
+			gcc -static -O2 -Wall -o "$stage/usr/bin/statfs-loop" "$here/statfs-loop.c" &&
+			gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/dax-race" "$here/dax-race.c" &&
+			gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/xattr-load" \
+				"$repo/tools/ext4x-compare/xattr-load.c" &&
+			gcc -static -O2 -Wall -pthread -o "$stage/usr/bin/coherence-mark" \
+				"$repo/tests/coherence/mark.c" || die "building the guest's helpers failed"
+		"$here/stage-modules.sh" "$stage" "$kroot" "$kver" || die "stage-modules.sh failed"
 		pack "$stage" "$base"
 		rm -rf "$stage"
 		stage=''

@@ -16,9 +16,12 @@ dst=$stage/lib/modules/$kver
 [ -f "$src/modules.dep" ] || die "$src/modules.dep missing (run fetch-kernel.sh)"
 
 # Resolve one module name (or alias) to the .ko paths modprobe would insert.
+# resolve NAME: the module files NAME needs, its dependencies first; nothing
+# when the kernel lacks it or builds it in (then "builtin NAME" in $shown).
 resolve() {
-	/sbin/modprobe -C /dev/null -d "$kroot" -S "$kver" --show-depends "$1" \
-		2>/dev/null | sed -n 's/^insmod \([^ ]*\).*/\1/p'
+	shown=$(/sbin/modprobe -C /dev/null -d "$kroot" -S "$kver" --show-depends "$1" \
+		2>/dev/null) || true
+	sed -n 's/^insmod \([^ ]*\).*/\1/p' <<<"$shown"
 }
 
 mkdir -p "$dst"
@@ -27,10 +30,13 @@ while read -r name; do
 	case $name in '' | '#'*) continue ;; esac
 	optional=0
 	case $name in '?'*) optional=1 name=${name#?} ;; esac
-	paths=$(resolve "$name")
+	resolve "$name" >"$stage/.paths"
+	paths=$(cat "$stage/.paths")
 	if [ -z "$paths" ]; then
-		# Built into the kernel: nothing to copy.
-		if grep -q "/${name//-/[-_]}\.ko\$" "$src/modules.builtin" 2>/dev/null; then
+		# Built into the kernel: nothing to copy. (7.x packages ship
+		# modules.builtin.bin only, which modprobe reads.)
+		if grep -q "^builtin " <<<"$shown" ||
+			grep -q "/${name//-/[-_]}\.ko\$" "$src/modules.builtin" 2>/dev/null; then
 			continue
 		fi
 		[ "$optional" = 1 ] && continue
@@ -45,8 +51,9 @@ while read -r name; do
 	done
 done < "$here/guest-modules.list"
 
-for f in modules.order modules.builtin modules.builtin.modinfo; do
+for f in modules.order modules.builtin modules.builtin.bin modules.builtin.modinfo; do
 	[ ! -f "$src/$f" ] || cp "$src/$f" "$dst/$f"
 done
+rm -f "$stage/.paths"
 /sbin/depmod -b "$stage" "$kver" || die "depmod -b $stage $kver failed"
 info "staged $found kernel modules for $kver"
