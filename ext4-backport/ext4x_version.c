@@ -10,5 +10,8 @@
  * here: rename.sh --check reads this file with the renamed sources.)
  */
 #include <linux/module.h>
+#include "ext4x_series.h"
 
 MODULE_VERSION(EXT4X_VERSION);
+/* the patch series applied, e.g. "6.12: extent-status-statistics-on-... ..." */
+MODULE_INFO(series, EXT4X_SERIES);

@@ -28,6 +28,15 @@ ext4x_alone() {
 ktap_check "ext4x alone registers ext4x only, no ext2/ext3" ext4x_alone
 ktap_check "stock ext4 loads" modprobe ext4
 ktap_check "ext4x loads beside it" modprobe ext4x
+# shellcheck disable=SC2317 # called through ktap_check
+series_named() {
+	_s=$(modinfo -F series ext4x)
+	echo "series: $_s"
+	_xy=$(uname -r | sed 's/^\([0-9]*\.[0-9]*\).*/\1/')
+	case $_s in "$_xy: "*extent-status-statistics-on-percpu_stats*) return 0 ;; esac
+	return 1
+}
+ktap_check "modinfo -F series ext4x: this kernel's series and its patches" series_named
 ktap_check "both fs types registered" sh -c \
 	'grep -qx "[[:space:]]*ext4" /proc/filesystems && grep -qx "[[:space:]]*ext4x" /proc/filesystems'
 ktap_check "/sys/fs/ext4x and /proc/fs/ext4x exist" test -d /sys/fs/ext4x -a -d /proc/fs/ext4x -a -d /sys/fs/ext4
