@@ -15,6 +15,8 @@
 #                        the outcomes must be the same
 #   make check-trixie    Debian 13: a trixie chroot installs the .deb through
 #                        DKMS, its modules boot on trixie's own kernel
+#   make check-newer     the same on trixie-backports' kernel (7.3), with the
+#                        whole suite, power cuts and low memory
 #   make bench-percpu    percpu_stats microbenchmark in the guest
 #   make bench-mbcache2  stock mbcache against mbcache2 in the guest
 #   make bench-coherence cache-line transfers per I/O, ext4 against ext4x
@@ -222,3 +224,9 @@ check-debug-run:
 .PHONY: check-trixie
 check-trixie: deps
 	tests/trixie/run.sh $(if $(REBUILD),--rebuild)
+
+# make check-newer: the same on the kernel of trixie-backports (7.3), in a
+# chroot of its own (build/trixie-backports).
+.PHONY: check-newer
+check-newer: deps
+	EXT4X_TRIXIE_BACKPORTS=1 tests/trixie/run.sh $(if $(REBUILD),--rebuild)

@@ -161,13 +161,22 @@ choose() {
 	return 1
 }
 
-# The patch series there are, oldest first.
+# The patch series there are, oldest first, of those with a kernel in this
+# host's archive (headers of X.Y that apt offers or dpkg has): a Debian 12
+# host has no 7.3, whose series make check-newer boots in a trixie-backports
+# chroot. A series with headers but nothing else usable is still chosen,
+# and refused by choose() with the reason.
 all_series() {
-	local s
+	local s xy
 	for s in "$top"/ext4-backport/patches/*/series; do
 		[ -f "$s" ] || continue
 		s=${s%/series}
-		printf '%s\n' "${s##*/}"
+		xy=${s##*/}
+		{
+			apt-cache pkgnames "linux-headers-$xy" 2>/dev/null || true
+			dpkg-query -W -f='${Package}\n' "linux-headers-$xy*" 2>/dev/null || true
+		} | grep -qE "^linux-headers-${xy//./\\.}[.-][0-9]" || continue
+		printf '%s\n' "$xy"
 	done | sort -V
 }
 

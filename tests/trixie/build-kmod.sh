@@ -53,7 +53,7 @@ kmod_make() {
 }
 ktap_check "make -C /lib/modules/$kver/build M=... modules (trixie gcc-14, W=1)" kmod_make
 warnings=$(grep -c 'warning:' "$log")
-ktap_print_msg "compiler warnings: $warnings (log: build/trixie/logs/kmod-build.log)"
+ktap_print_msg "compiler warnings: $warnings (log: ${logdir#"$top"/}/kmod-build.log)"
 if [ "$warnings" -eq 0 ]; then
 	ktap_test_pass "no compiler warnings from gcc-14"
 else

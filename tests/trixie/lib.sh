@@ -6,12 +6,22 @@
 # that need them. Source it after setting top (the repository root); it
 # defines variables and functions and changes no state.
 
-tdir=$top/build/trixie          # everything the trixie check keeps
+# EXT4X_TRIXIE_BACKPORTS=1 (make check-newer): the same checks on the kernel
+# of trixie-backports, in a chroot of its own with that suite enabled and
+# linux-headers-amd64, linux-source-X.Y and the image taken from it.
+t_suite=trixie
+if [ "${EXT4X_TRIXIE_BACKPORTS:-0}" = 1 ]; then
+	tdir=$top/build/trixie-backports
+	t_backports=trixie-backports
+	t_xy=7.3                # trixie-backports' kernel series
+else
+	tdir=$top/build/trixie
+	t_backports=''
+	t_xy=6.12               # trixie's kernel series (linux-source-6.12)
+fi
 troot=$tdir/root                # the chroot
 tstamp=$tdir/chroot.stamp       # written last when the chroot is complete
 tenv=$tdir/chroot.env           # KEY=VALUE facts about the chroot (versions)
-t_suite=trixie
-t_xy=6.12                       # trixie's kernel series (linux-source-6.12)
 
 t_info() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 t_die() {

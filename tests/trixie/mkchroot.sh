@@ -48,7 +48,7 @@ trap 'exit 130' INT TERM
 t_umount_all "$tdir" || t_die "something under $tdir stays mounted"
 
 read -r archive security < <(t_archives)
-key=$({ cat "$top/tests/trixie/mkchroot.sh"; echo "$archive $security"; } | sha256sum | cut -c1-16)
+key=$({ cat "$top/tests/trixie/mkchroot.sh"; echo "$archive $security $t_backports"; } | sha256sum | cut -c1-16)
 
 # The cached chroot is fine: the stamp matches and its packages are as stamped.
 cached_ok() {
@@ -79,10 +79,10 @@ t_rmtree "$new"
 run() {
 	"$@" >>"$log" 2>&1 || {
 		tail -n 25 "$log" >&2
-		t_die "failed: $* (log: build/trixie/chroot-build.log)"
+		t_die "failed: $* (log: ${tdir#"$top"/}/chroot-build.log)"
 	}
 }
-t_info "debootstrap $t_suite from $archive (log: build/trixie/chroot-build.log)"
+t_info "debootstrap $t_suite from $archive (log: ${tdir#"$top"/}/chroot-build.log)"
 run debootstrap --variant=minbase --components=main "$t_suite" "$new" "$archive"
 t_umount_all "$new" || t_die "debootstrap left mounts under $new"
 
@@ -90,7 +90,7 @@ rm -f "$new/etc/apt/sources.list"
 cat >"$new/etc/apt/sources.list.d/debian.sources" <<EOF
 Types: deb
 URIs: $archive
-Suites: $t_suite $t_suite-updates
+Suites: $t_suite $t_suite-updates${t_backports:+ $t_backports}
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
@@ -107,14 +107,20 @@ chmod 755 "$new/usr/sbin/policy-rc.d"
 t_info "apt-get update and install gcc-14, dkms, linux-headers-amd64"
 run t_in_chroot "$new" apt-get update
 run t_in_chroot "$new" apt-get install -y --no-install-recommends \
-	linux-headers-amd64 gcc-14 make dkms openssl kmod xz-utils
+	gcc-14 make dkms openssl kmod xz-utils
+run t_in_chroot "$new" apt-get install -y --no-install-recommends \
+	${t_backports:+-t "$t_backports"} linux-headers-amd64
 kver=$(dpkg-query --admindir="$new/var/lib/dpkg" -W -f='${Depends}' linux-headers-amd64 |
 	tr ',' '\n' | sed -n 's/^ *linux-headers-\([0-9][^ ]*\).*/\1/p' | head -n 1)
 [ -n "$kver" ] || t_die "cannot tell the kernel release linux-headers-amd64 depends on"
 hv=$(t_version "$new" "linux-headers-$kver")
 [ -n "$hv" ] || t_die "linux-headers-$kver is not installed in the chroot"
-t_info "kernel $kver (Debian $hv): apt-get install linux-source-$t_xy=$hv"
-run t_in_chroot "$new" apt-get install -y --no-install-recommends "linux-source-$t_xy=$hv"
+t_info "kernel $kver (Debian $hv): apt-get install linux-source-$t_xy=$hv linux-image-$kver=$hv"
+# The image too, as on a machine that runs the kernel: DKMS runs depmod only
+# for a kernel whose modules.dep is there (7.x's headers do not pull the
+# image in; 6.12's do).
+run t_in_chroot "$new" apt-get install -y --no-install-recommends \
+	"linux-source-$t_xy=$hv" "linux-image-$kver=$hv"
 run t_chroot "$new" apt-get clean
 
 {

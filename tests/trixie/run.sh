@@ -14,6 +14,11 @@
 #                in the chroot, dkms status, the three .ko, purge
 #   guest-ext4x  the DKMS-built modules in the guest: ext4x-load, ext4x-fs,
 #                dkms-modprobe
+#   guest, powercut, powercut-crosscheck, lowmem
+#                the whole suite, 10 power cuts and the low-memory guest,
+#                with the DKMS-built modules and the test modules
+# With EXT4X_TRIXIE_BACKPORTS=1 (make check-newer) all of it runs on the
+# kernel of trixie-backports instead, in build/trixie-backports/.
 # then the table of stages and one closing line "N passed, N failed[, N
 # skipped]"; exit status non-zero on any failure.
 #
@@ -80,6 +85,27 @@ else
 	echo "=== guest-ext4x ($kver)"
 	echo "# no DKMS-built percpu_stats, mbcache2 and ext4x to boot: counted as one failure"
 	record guest-ext4x 0 1 0 "$SECONDS"
+fi
+
+# The whole suite, power cuts and low memory on this kernel: the DKMS-built
+# modules with the test modules built in the chroot (the suite's own
+# stages of tests/check.sh, on this kernel's image).
+if [ -f "$tdir/dkms-modules/ext4x.ko" ] && compgen -G "$tdir/kmod-modules/*_test.ko" >/dev/null; then
+	modules=$tdir/suite-modules
+	rm -rf "$modules"
+	mkdir -p "$modules"
+	cp "$tdir/dkms-modules/"*.ko "$modules/"
+	cp -n "$tdir/kmod-modules/"*.ko "$modules/"
+	guest_stage guest --dpkg-root "$troot"
+	guest_stage powercut --dpkg-root "$troot" --tests powercut --reboot \
+		--timeout $((120 + 10 * 45)) --append "ext4x_powercut=10 ext4x_powercut_seed=1"
+	stage powercut-crosscheck "$top/tests/vm/powercut-crosscheck.sh" \
+		"$results/powercut/serial.log"
+	guest_stage lowmem --dpkg-root "$troot" --tests lowmem --mem 384M --small
+else
+	echo "=== guest ($kver)"
+	echo "# no DKMS-built ext4x or no test modules: the suite cannot run; counted as one failure"
+	record guest 0 1 0 "$SECONDS"
 fi
 
 echo

@@ -24,9 +24,9 @@ t_lock
 
 t0=$(date +%s)
 if how=$("$top/tests/trixie/mkchroot.sh" "$@" 2>"$tdir/mkchroot.err"); then
-	ktap_test_pass "trixie chroot in build/trixie/root ($how)"
+	ktap_test_pass "trixie chroot in ${troot#"$top"/} ($how)"
 else
-	ktap_test_fail "trixie chroot in build/trixie/root" "$(tail -n 20 "$tdir/mkchroot.err")"
+	ktap_test_fail "trixie chroot in ${troot#"$top"/}" "$(tail -n 20 "$tdir/mkchroot.err")"
 	ktap_finished
 	exit 1
 fi
@@ -54,6 +54,6 @@ ktap_check "gcc-14 $(t_env GCC_VERSION) is of the compiler series of the headers
 ktap_check "dkms $(t_env DKMS_VERSION) installed" test -x "$troot/usr/sbin/dkms"
 ktap_check "dpkg --audit clean" bash -c \
 	"[ -z \"\$(dpkg --admindir='$troot/var/lib/dpkg' --audit 2>&1)\" ]"
-ktap_check "nothing mounted under build/trixie" bash -c \
+ktap_check "nothing mounted under ${tdir#"$top"/}" bash -c \
 	"[ -z \"\$(awk '{print \$5}' /proc/self/mountinfo | grep -F '$tdir')\" ]"
 ktap_finished

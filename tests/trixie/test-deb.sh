@@ -74,7 +74,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 : >"$logs/apt-purge.log"
-purge >>"$logs/apt-purge.log" 2>&1 || t_die "cannot remove an earlier ext4x-dkms from the chroot (log: build/trixie/logs/apt-purge.log)"
+purge >>"$logs/apt-purge.log" 2>&1 || t_die "cannot remove an earlier ext4x-dkms from the chroot (log: ${logs#"$top"/}/apt-purge.log)"
 
 t0=$(date +%s)
 if [ -n "$given" ]; then
@@ -149,7 +149,8 @@ hv=$(dpkg-query --admindir="$troot/var/lib/dpkg" -W -f='${Version}' "linux-heade
 cmd=${srccmd//uname -r/echo $kver}
 cmd=${cmd/apt-get install/apt-get install -s}
 if [ -n "$srccmd" ] && out=$(t_in_chroot "$troot" bash -c "$cmd" 2>&1) &&
-	grep -qE "^Inst linux-source-$xy \($hv |^linux-source-$xy is already the newest version \($hv\)" <<<"$out"; then
+	grep -qF -e "Inst linux-source-$xy ($hv " \
+		-e "linux-source-$xy is already the newest version ($hv)" <<<"$out"; then
 	ktap_test_pass "README's source command on $kver: linux-source-$xy $hv"
 else
 	ktap_test_fail "README's source command on $kver: linux-source-$xy $hv" "${cmd:-no such line in README.md}" "$out"
