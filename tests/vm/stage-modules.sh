@@ -15,13 +15,12 @@ src=$kroot/lib/modules/$kver
 dst=$stage/lib/modules/$kver
 [ -f "$src/modules.dep" ] || die "$src/modules.dep missing (run fetch-kernel.sh)"
 
-# Resolve one module name (or alias) to the .ko paths modprobe would insert.
-# resolve NAME: the module files NAME needs, its dependencies first; nothing
-# when the kernel lacks it or builds it in (then "builtin NAME" in $shown).
-resolve() {
+# show_depends NAME: set $shown to modprobe's answer for NAME ("insmod FILE"
+# lines, dependencies first; "builtin NAME" when built in; nothing when the
+# kernel lacks it)
+show_depends() {
 	shown=$(/sbin/modprobe -C /dev/null -d "$kroot" -S "$kver" --show-depends "$1" \
 		2>/dev/null) || true
-	sed -n 's/^insmod \([^ ]*\).*/\1/p' <<<"$shown"
 }
 
 mkdir -p "$dst"
@@ -30,8 +29,8 @@ while read -r name; do
 	case $name in '' | '#'*) continue ;; esac
 	optional=0
 	case $name in '?'*) optional=1 name=${name#?} ;; esac
-	resolve "$name" >"$stage/.paths"
-	paths=$(cat "$stage/.paths")
+	show_depends "$name"
+	paths=$(sed -n 's/^insmod \([^ ]*\).*/\1/p' <<<"$shown")
 	if [ -z "$paths" ]; then
 		# Built into the kernel: nothing to copy. (7.x packages ship
 		# modules.builtin.bin only, which modprobe reads.)
@@ -54,6 +53,5 @@ done < "$here/guest-modules.list"
 for f in modules.order modules.builtin modules.builtin.bin modules.builtin.modinfo; do
 	[ ! -f "$src/$f" ] || cp "$src/$f" "$dst/$f"
 done
-rm -f "$stage/.paths"
 /sbin/depmod -b "$stage" "$kver" || die "depmod -b $stage $kver failed"
 info "staged $found kernel modules for $kver"
