@@ -25,13 +25,17 @@ done
 # not, the CXL results are skipped with the reason: no device (a guest
 # without run-guest.sh --cxl), or cxl_pci refusing it (6.12 wants event
 # interrupts that QEMU 7.2's type 3 device does not have).
-i=0
-while [ ! -e /sys/bus/cxl/devices/mem0 ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+# wait_for TEST PATH: wait up to 10 s until test TEST PATH holds (-e, -b, -c)
+wait_for() {
+	_i=0
+	while ! test "$1" "$2" && [ $_i -lt 100 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	test "$1" "$2"
+}
 cxl_why=''
-if [ ! -e /sys/bus/cxl/devices/mem0 ]; then
+if ! wait_for -e /sys/bus/cxl/devices/mem0; then
 	cxl_why=$(ktap_dmesg | grep -m 1 '^cxl_pci .*[Ff]ail')
 	cxl_why="no CXL memdev mem0${cxl_why:+: $cxl_why}"
 	grep -qx 0x050210 /sys/bus/pci/devices/*/class 2>/dev/null ||
@@ -57,16 +61,6 @@ json_has() {
 	grep -q "\"$1\":$2" "$KTAP_TMP/out"
 }
 
-# wait_block DEV: wait up to 10 s for block device DEV
-wait_block() {
-	_i=0
-	while [ ! -b "$1" ] && [ $_i -lt 100 ]; do
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	[ -b "$1" ]
-}
-
 # dax_on DEV MNT: DEV is mounted at MNT by ext4x with dax=always, and a file
 # written there has STATX_ATTR_DAX
 dax_on() {
@@ -85,7 +79,7 @@ doc_run "ndctl create-namespace -f -e namespace0.0 -m fsdax"
 # shellcheck disable=SC2317 # called through ktap_check
 fsdax_default() {
 	json_has mode '"fsdax"' && json_has align 2097152 &&
-		json_has blockdev '"pmem0"' && wait_block /dev/pmem0
+		json_has blockdev '"pmem0"' && wait_for -b /dev/pmem0
 }
 ktap_check "namespace0.0 is fsdax with the default 2 MiB alignment, as /dev/pmem0" \
 	fsdax_default
@@ -129,7 +123,7 @@ else
 	cxldev=/dev/$(sed -n 's/.*"blockdev":"\(pmem[0-9]*\)".*/\1/p' "$KTAP_TMP/out" | head -n 1)
 	# shellcheck disable=SC2317 # called through ktap_check
 	cxl_fsdax() {
-		json_has mode '"fsdax"' && json_has align 2097152 && wait_block "$cxldev"
+		json_has mode '"fsdax"' && json_has align 2097152 && wait_for -b "$cxldev"
 	}
 	ktap_check "the CXL region's namespace is fsdax, 2 MiB aligned, a block device ($cxldev)" \
 		cxl_fsdax
@@ -143,12 +137,7 @@ else
 	devdax_unmountable() {
 		ndctl create-namespace -f -e "$ns" -m devdax >"$KTAP_TMP/out" 2>&1 || return 1
 		_chardev=/dev/$(sed -n 's/.*"chardev":"\(dax[0-9.]*\)".*/\1/p' "$KTAP_TMP/out" | head -n 1)
-		_i=0
-		while [ ! -c "$_chardev" ] && [ $_i -lt 100 ]; do
-			sleep 0.1
-			_i=$((_i + 1))
-		done
-		[ -c "$_chardev" ] || { echo "$_chardev: no character device"; return 1; }
+		wait_for -c "$_chardev" || { echo "$_chardev: no character device"; return 1; }
 		! mount -t ext4x -o dax=always "$_chardev" /mnt/cxl
 	}
 	ktap_check "devdax on the CXL namespace ($ns): a character device no file system mounts" \
