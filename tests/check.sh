@@ -132,16 +132,8 @@ for kver in "$@"; do
 		# (tests/standalone/fs-suite.sh): the same outcomes.
 		KVER=$kver stage fs-suite "$top/tests/host/test-dropin.sh" --suite
 	fi
-	# Power cut (tests/standalone/powercut.sh, docs/RELIABILITY.md): the guest
-	# resets itself pc_cycles times and boots again in a new QEMU; then the
-	# host cross-checks the serial log.
-	guest_stage powercut --tests powercut --reboot \
-		--timeout $((120 + pc_cycles * 45)) \
-		--append "ext4x_powercut=$pc_cycles ext4x_powercut_seed=$pc_seed"
-	stage powercut-crosscheck "$top/tests/vm/powercut-crosscheck.sh" \
-		"$results/powercut/serial.log"
-	# Memory pressure in a small guest (tests/standalone/lowmem.sh).
-	guest_stage lowmem --tests lowmem --mem 384M --small
+	# Power cuts and memory pressure (tests/lib/totals.sh).
+	reliability_stages "$pc_cycles" "$pc_seed"
 	first=0
 done
 

@@ -91,6 +91,23 @@ guest_stage() {
 	record "$name" "$p" "$f" "${s:-0}" "$t0"
 }
 
+# reliability_stages CYCLES SEED [ARGS...]: the power cut of
+# tests/standalone/powercut.sh (docs/RELIABILITY.md: the guest resets
+# itself CYCLES times, booting again in a new QEMU each time, writing
+# records chosen by SEED), the host's cross-check of its serial log, then
+# the low-memory guest of tests/standalone/lowmem.sh; ARGS go to both
+# guest runs (--dpkg-root ROOT for another Debian's kernel).
+reliability_stages() {
+	local cycles=$1 seed=$2
+	shift 2
+	guest_stage powercut "$@" --tests powercut --reboot \
+		--timeout $((120 + cycles * 45)) \
+		--append "ext4x_powercut=$cycles ext4x_powercut_seed=$seed"
+	stage powercut-crosscheck "$top/tests/vm/powercut-crosscheck.sh" \
+		"$results/powercut/serial.log"
+	guest_stage lowmem "$@" --tests lowmem --mem 384M --small
+}
+
 # totals_report: the table and the closing line; returns non-zero if
 # anything failed.
 totals_report() {

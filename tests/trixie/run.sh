@@ -15,7 +15,8 @@
 #   guest-ext4x  the DKMS-built modules in the guest: ext4x-load, ext4x-fs,
 #                dkms-modprobe
 #   guest, powercut, powercut-crosscheck, lowmem
-#                the whole suite, 10 power cuts and the low-memory guest,
+#                the whole suite, the power cuts and the low-memory guest
+#                (tests/lib/totals.sh's reliability_stages, as make check),
 #                with the DKMS-built modules and the test modules
 # With EXT4X_TRIXIE_BACKPORTS=1 (make check-newer) all of it runs on the
 # kernel of trixie-backports instead, in build/trixie-backports/.
@@ -28,7 +29,8 @@
 # Results: build/trixie/results/ (a log per stage, the guests' serial logs);
 # the other logs in build/trixie/logs/. Needs root, and make deps's host
 # packages (qemu, dh-dkms, ...). Environment: EXT4X_CACHE, EXT4X_QUIET as
-# for tests/vm/run-guest.sh; EXT4X_TRIXIE_MIRROR / EXT4X_TRIXIE_SECURITY to
+# for tests/vm/run-guest.sh; EXT4X_POWERCUT_CYCLES and EXT4X_POWERCUT_SEED
+# as for tests/check.sh; EXT4X_TRIXIE_MIRROR / EXT4X_TRIXIE_SECURITY to
 # use another Debian archive than apt's.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,6 +38,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/trixie/lib.sh"
 # shellcheck source=tests/lib/totals.sh
 . "$top/tests/lib/totals.sh"
+# shellcheck source=tests/lib/settings.sh
+. "$top/tests/lib/settings.sh"
+pc_seed=$(setting_int EXT4X_POWERCUT_SEED 1 0 1000000000) || exit 2
+pc_cycles=$(setting_int EXT4X_POWERCUT_CYCLES 10 1 200) || exit 2
 
 rebuild=() debopt=()
 while [ $# -gt 0 ]; do
@@ -97,11 +103,7 @@ if [ -f "$tdir/dkms-modules/ext4x.ko" ] && compgen -G "$tdir/kmod-modules/*_test
 	cp "$tdir/dkms-modules/"*.ko "$modules/"
 	cp -n "$tdir/kmod-modules/"*.ko "$modules/"
 	guest_stage guest --dpkg-root "$troot"
-	guest_stage powercut --dpkg-root "$troot" --tests powercut --reboot \
-		--timeout $((120 + 10 * 45)) --append "ext4x_powercut=10 ext4x_powercut_seed=1"
-	stage powercut-crosscheck "$top/tests/vm/powercut-crosscheck.sh" \
-		"$results/powercut/serial.log"
-	guest_stage lowmem --dpkg-root "$troot" --tests lowmem --mem 384M --small
+	reliability_stages "$pc_cycles" "$pc_seed" --dpkg-root "$troot"
 else
 	echo "=== guest ($kver)"
 	echo "# no DKMS-built ext4x or no test modules: the suite cannot run; counted as one failure"
