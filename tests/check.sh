@@ -31,8 +31,7 @@ fi
 . "$top/tests/lib/totals.sh"
 # shellcheck source=tests/lib/settings.sh
 . "$top/tests/lib/settings.sh"
-pc_seed=$(setting_int EXT4X_POWERCUT_SEED 1 0 1000000000) || exit 2
-pc_cycles=$(setting_int EXT4X_POWERCUT_CYCLES $((long ? 100 : 10)) 1 200) || exit 2
+powercut_settings $((long ? 100 : 10)) || exit 2
 if [ "$long" -eq 1 ]; then
 	# shellcheck source=tests/debug/lane.sh
 	. "$top/tests/debug/lane.sh"

@@ -91,6 +91,16 @@ guest_stage() {
 	record "$name" "$p" "$f" "${s:-0}" "$t0"
 }
 
+# powercut_settings DEFAULT_CYCLES: pc_cycles and pc_seed for
+# reliability_stages, from EXT4X_POWERCUT_CYCLES (1 to 200; DEFAULT_CYCLES
+# when unset) and EXT4X_POWERCUT_SEED (default 1); a bad value is named on
+# stderr, status 2. Needs tests/lib/settings.sh.
+# shellcheck disable=SC2034 # pc_seed, pc_cycles: the caller reads them
+powercut_settings() {
+	pc_seed=$(setting_int EXT4X_POWERCUT_SEED 1 0 1000000000) &&
+		pc_cycles=$(setting_int EXT4X_POWERCUT_CYCLES "$1" 1 200)
+}
+
 # reliability_stages CYCLES SEED [ARGS...]: the power cut of
 # tests/standalone/powercut.sh (docs/RELIABILITY.md: the guest resets
 # itself CYCLES times, booting again in a new QEMU each time, writing

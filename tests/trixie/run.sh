@@ -40,8 +40,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/totals.sh"
 # shellcheck source=tests/lib/settings.sh
 . "$top/tests/lib/settings.sh"
-pc_seed=$(setting_int EXT4X_POWERCUT_SEED 1 0 1000000000) || exit 2
-pc_cycles=$(setting_int EXT4X_POWERCUT_CYCLES 10 1 200) || exit 2
+powercut_settings 10 || exit 2
 
 rebuild=() debopt=()
 while [ $# -gt 0 ]; do
