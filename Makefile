@@ -15,7 +15,7 @@
 #                        the outcomes must be the same
 #   make check-trixie    Debian 13: a trixie chroot installs the .deb through
 #                        DKMS, its modules boot on trixie's own kernel
-#   make check-newer     the same on trixie-backports' kernel (7.3), with the
+#   make check-newer     the same on trixie-backports' kernels (7.3, 7.2), with the
 #                        whole suite, power cuts and low memory
 #   make bench-percpu    percpu_stats microbenchmark in the guest
 #   make bench-mbcache2  stock mbcache against mbcache2 in the guest
@@ -225,8 +225,8 @@ check-debug-run:
 check-trixie: deps
 	tests/trixie/run.sh $(if $(REBUILD),--rebuild)
 
-# make check-newer: the same on the kernel of trixie-backports (7.3), in a
-# chroot of its own (build/trixie-backports).
+# make check-newer: the same on the kernels of trixie-backports (7.3 and
+# 7.2), each in a chroot of its own (build/trixie-backports, -7.2).
 .PHONY: check-newer
 check-newer: deps
-	EXT4X_TRIXIE_BACKPORTS=1 tests/trixie/run.sh $(if $(REBUILD),--rebuild)
+	tests/trixie/newer.sh $(if $(REBUILD),--rebuild)

@@ -27,7 +27,7 @@ for d in percpu_stats mbcache2; do
 	done
 done
 # every series dir: X.Y/series and the patch files it may name
-while IFS= read -r f; do files+=("$f"); done < <(find ext4-backport/patches -type f \
+while IFS= read -r f; do files+=("$f"); done < <(find ext4-backport/patches \( -type f -o -type l \) \
 	! -name '*.orig' ! -name '*.rej' ! -name '*~' | sort)
 
 "$top/packaging/dkms/conf-agrees.sh" "$top" || {

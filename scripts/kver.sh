@@ -163,8 +163,8 @@ choose() {
 
 # The patch series there are, oldest first, of those with a kernel in this
 # host's archive (headers of X.Y that apt offers or dpkg has): a Debian 12
-# host has no 7.3, whose series make check-newer boots in a trixie-backports
-# chroot. A series with headers but nothing else usable is still chosen,
+# host has no 7.2 or 7.3, whose series make check-newer boots in trixie-backports
+# chroots. A series with headers but nothing else usable is still chosen,
 # and refused by choose() with the reason.
 all_series() {
 	local s xy

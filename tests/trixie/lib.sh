@@ -6,14 +6,22 @@
 # that need them. Source it after setting top (the repository root); it
 # defines variables and functions and changes no state.
 
-# EXT4X_TRIXIE_BACKPORTS=1 (make check-newer): the same checks on the kernel
+# EXT4X_TRIXIE_BACKPORTS=1 (make check-newer): the same checks on a kernel
 # of trixie-backports, in a chroot of its own with that suite enabled and
-# linux-headers-amd64, linux-source-X.Y and the image taken from it.
+# the headers, linux-source-X.Y and the image of the newest X.Y release
+# there taken from it. EXT4X_NEWER_SERIES picks X.Y: 7.3 (the default, in
+# build/trixie-backports) or an older series the suite still carries (7.2,
+# in build/trixie-backports-7.2).
 t_suite=trixie
 if [ "${EXT4X_TRIXIE_BACKPORTS:-0}" = 1 ]; then
-	tdir=$top/build/trixie-backports
 	t_backports=trixie-backports
-	t_xy=7.3                # trixie-backports' kernel series
+	t_xy=${EXT4X_NEWER_SERIES:-7.3}
+	[[ $t_xy =~ ^[0-9]+\.[0-9]+$ ]] || {
+		printf '%s: error: EXT4X_NEWER_SERIES=%s: want a kernel series X.Y\n' "${0##*/}" "$t_xy" >&2
+		exit 2
+	}
+	tdir=$top/build/trixie-backports
+	[ "$t_xy" = 7.3 ] || tdir+=-$t_xy
 else
 	tdir=$top/build/trixie
 	t_backports=''

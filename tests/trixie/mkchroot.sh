@@ -104,15 +104,24 @@ EOF
 printf '#!/bin/sh\nexit 101\n' >"$new/usr/sbin/policy-rc.d"
 chmod 755 "$new/usr/sbin/policy-rc.d"
 
-t_info "apt-get update and install gcc-14, dkms, linux-headers-amd64"
+t_info "apt-get update and install gcc-14, dkms, the headers"
 run t_in_chroot "$new" apt-get update
 run t_in_chroot "$new" apt-get install -y --no-install-recommends \
 	gcc-14 make dkms openssl kmod xz-utils
-run t_in_chroot "$new" apt-get install -y --no-install-recommends \
-	${t_backports:+-t "$t_backports"} linux-headers-amd64
-kver=$(dpkg-query --admindir="$new/var/lib/dpkg" -W -f='${Depends}' linux-headers-amd64 |
-	tr ',' '\n' | sed -n 's/^ *linux-headers-\([0-9][^ ]*\).*/\1/p' | head -n 1)
-[ -n "$kver" ] || t_die "cannot tell the kernel release linux-headers-amd64 depends on"
+if [ -n "$t_backports" ]; then
+	# The newest $t_xy release of the backports suite, named: the suite
+	# carries several series, and linux-headers-amd64 follows the newest.
+	hpkg=$(t_chroot "$new" apt-cache pkgnames "linux-headers-$t_xy." |
+		grep -E "^linux-headers-${t_xy//./\\.}\.[0-9]+\+deb[0-9]+-amd64\$" | sort -V | tail -n 1 || true)
+	[ -n "$hpkg" ] || t_die "$t_backports has no linux-headers-$t_xy.N+debNN-amd64: no $t_xy kernel to check"
+	run t_in_chroot "$new" apt-get install -y --no-install-recommends -t "$t_backports" "$hpkg"
+	kver=${hpkg#linux-headers-}
+else
+	run t_in_chroot "$new" apt-get install -y --no-install-recommends linux-headers-amd64
+	kver=$(dpkg-query --admindir="$new/var/lib/dpkg" -W -f='${Depends}' linux-headers-amd64 |
+		tr ',' '\n' | sed -n 's/^ *linux-headers-\([0-9][^ ]*\).*/\1/p' | head -n 1)
+	[ -n "$kver" ] || t_die "cannot tell the kernel release linux-headers-amd64 depends on"
+fi
 hv=$(t_version "$new" "linux-headers-$kver")
 [ -n "$hv" ] || t_die "linux-headers-$kver is not installed in the chroot"
 t_info "kernel $kver (Debian $hv): apt-get install linux-source-$t_xy=$hv linux-image-$kver=$hv"

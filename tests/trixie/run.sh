@@ -18,8 +18,10 @@
 #                the whole suite, the power cuts and the low-memory guest
 #                (tests/lib/totals.sh's reliability_stages, as make check),
 #                with the DKMS-built modules and the test modules
-# With EXT4X_TRIXIE_BACKPORTS=1 (make check-newer) all of it runs on the
-# kernel of trixie-backports instead, in build/trixie-backports/.
+# With EXT4X_TRIXIE_BACKPORTS=1 (make check-newer, tests/trixie/newer.sh)
+# all of it runs on a kernel of trixie-backports instead: the newest of
+# series EXT4X_NEWER_SERIES (7.3 unless set), in build/trixie-backports/
+# (7.3) or build/trixie-backports-X.Y/.
 # then the table of stages and one closing line "N passed, N failed[, N
 # skipped]"; exit status non-zero on any failure.
 #

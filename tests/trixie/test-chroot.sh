@@ -39,7 +39,7 @@ ktap_print_msg "debian_version $(cat "$troot/etc/debian_version"), archive $(t_e
 ktap_check "apt sources and lists: trixie, trixie-updates, trixie-security" bash -c \
 	"cd '$troot/var/lib/apt/lists' && ls ./*_dists_trixie_main_binary-amd64_Packages* &&
 	 ls ./*_dists_trixie-updates_InRelease && ls ./*_dists_trixie-security_main_binary-amd64_Packages*"
-ktap_check "linux-headers-amd64 -> linux-headers-$kver $hv installed" \
+ktap_check "linux-headers-$kver $hv installed${t_backports:+ from $t_backports}" \
 	test "$(t_version "$troot" "linux-headers-$kver")" = "$hv"
 ktap_check "linux-source-$t_xy $hv (the headers' Debian version)" bash -c \
 	"[ '$(t_version "$troot" "linux-source-$t_xy")' = '$hv' ] && [ -f '$troot/usr/src/linux-source-$t_xy.tar.xz' ]"
