@@ -15,6 +15,8 @@
 # variant's directory is named after the release it was written for, and
 # holds only the patches that needed another text there, so each text is
 # stored once and a release nobody listed gets the variant of its range.
+# A line may name another series' file (../7.3/0001-...); its variants
+# are still this series' own, DIR/0001-... under X.Y.
 
 # series_version_lt A B: upstream version A sorts before B
 series_version_lt() {
@@ -22,12 +24,13 @@ series_version_lt() {
 }
 
 # series_pick XYDIR RELEASE: sets series_patches[] to the files to apply, as
-# paths relative to XYDIR, and series_variants to how many are variants. On a
+# paths relative to XYDIR, series_variant_files[] to those that are variants
+# and series_variants to how many they are. On a
 # malformed line or a missing file: one line on stderr, return 2.
 series_pick() {
 	local dir=$1 rel=$2 file=$1/series line name rest v before vdir pick last n=0
 	local re='^<[0-9]+\.[0-9]+\.[0-9]+:[0-9][0-9.]*$'
-	series_patches=() series_variants=0
+	series_patches=() series_variant_files=() series_variants=0
 	if [ ! -f "$file" ]; then
 		echo "ext4x: $file not found" >&2
 		return 2
@@ -50,13 +53,14 @@ series_pick() {
 				return 2
 			fi
 			last=$before
-			if [ ! -f "$dir/$vdir/$name" ]; then
-				echo "ext4x: $file:$n: variant $vdir/$name not found" >&2
+			if [ ! -f "$dir/$vdir/${name##*/}" ]; then
+				echo "ext4x: $file:$n: variant $vdir/${name##*/} not found" >&2
 				return 2
 			fi
 			if [ "$pick" = "$name" ] && series_version_lt "$rel" "$before"; then
-				pick=$vdir/$name
+				pick=$vdir/${name##*/}
 				series_variants=$((series_variants + 1))
+				series_variant_files+=("$pick")
 			fi
 		done
 		if [ ! -f "$dir/$pick" ]; then

@@ -192,7 +192,7 @@ for entry in "${list[@]}"; do
 	done
 	src="$xy/series"
 	[ "$series_variants" -eq 0 ] ||
-		src+=", variants $(printf '%s\n' "${series_patches[@]}" | sed -n 's,/.*,,p' | sort -u | paste -sd,)"
+		src+=", variants $(printf '%s\n' "${series_variant_files[@]}" | sed 's,/.*,,' | sort -u | paste -sd,)"
 	# and, as prepare.sh refuses it, no drain the lockless DAX read would miss
 	if [ -z "$bad" ] && ! log=$("$here/check-drains.sh" "$work/tree" "$patchroot/$xy/kept-dio-waits" 2>&1); then
 		bad="inode_dio_wait() left in: $(echo "$log" | paste -sd, -)" log=""

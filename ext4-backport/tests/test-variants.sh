@@ -87,7 +87,7 @@ on() {
 line7() { sed -n 7p "$1/fs/ext4/xattr.c"; }
 
 ktap_print_header
-ktap_set_plan 20
+ktap_set_plan 22
 
 # 1-2: the series as it is
 root r1
@@ -175,7 +175,19 @@ result "--check: a refusal, exit 2" \
 	'[ "$rc" -eq 2 ] && grep -q "^ext4x: kernel source for 6.1.0-57-amd64 (6.1.192, Debian 6.1.192-3) not found" <<<"$err"'
 result "--check leaves nothing in TMPDIR" '[ -z "$(ls -A "$T/tmpdir")" ]'
 
-# 19-20: the real pool
+# 19-20: a line naming another series' file; its variant is this series' own
+root r19 '../6.0/0002-b.patch <6.1.192:6.1.180'
+mkdir -p "$T/r19/6.0" && mv "$T/r19/6.1/0002-b.patch" "$T/r19/6.0/"
+variant r19 6.1.180 7
+on 192 r19 o19
+result "6.1.192 applies ../6.0/0002-b.patch, and says no variant" \
+	'[ "$rc" -eq 0 ] && [ "$(line7 "$T/o19")" = 7 ] && ! grep -q "variant(s) for" <<<"$out"'
+on 180 r19 o20
+result "6.1.180 applies 6.1/6.1.180/0002-b.patch, the only variant it names" \
+	'[ "$rc" -eq 0 ] && [ "$(line7 "$T/o20")" = 7 ] &&
+	 grep -qxF "ext4x: 1 variant(s) for 6.1.180: 6.1.180/0002-b.patch" <<<"$out"'
+
+# 21-22: the real pool
 # shellcheck source=ext4-backport/series.sh
 . "$here/series.sh"
 named="" bad=""
