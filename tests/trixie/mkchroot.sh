@@ -4,7 +4,9 @@
 # build/trixie/root: debootstrap (minbase) from the Debian archive this
 # host's apt uses, trixie + trixie-updates + trixie-security, then trixie's
 # gcc-14, dkms, linux-headers-amd64 and linux-source-6.12 of exactly the
-# headers' Debian version (what ext4-backport/prepare.sh insists on).
+# headers' Debian version (what ext4-backport/prepare.sh insists on); with
+# EXT4X_TRIXIE_BACKPORTS=1 the headers, linux-source-X.Y and image of the
+# newest X.Y release of trixie-backports (tests/trixie/lib.sh).
 #
 # Usage: tests/trixie/mkchroot.sh [--rebuild]
 #   --rebuild  make a new chroot even if the cached one is fine (the way to

@@ -3,7 +3,8 @@
 # The Debian 13 (trixie) chroot of the trixie check, KTAP on stdout: made or
 # reused by tests/trixie/mkchroot.sh, then what it must be: Debian 13 with
 # trixie-security in its sources and package lists, linux-headers-amd64's
-# kernel with linux-source-6.12 of exactly the headers' Debian version,
+# kernel (with EXT4X_TRIXIE_BACKPORTS=1: the newest X.Y release of
+# trixie-backports) with linux-source-X.Y of exactly the headers' Debian version,
 # trixie's gcc-14 (the compiler the headers were made with) and dkms, and
 # nothing left mounted.
 # Usage: tests/trixie/test-chroot.sh [--rebuild]   (passed to mkchroot.sh)
