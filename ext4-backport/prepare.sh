@@ -205,7 +205,7 @@ trap cleanup EXIT
 
 if [ "$check_only" = 1 ]; then doing=checking; else doing=preparing; fi
 echo "ext4x: $doing $FLAVOUR for $KVER ($target_desc) from $source_desc"
-[ "$series_variants" -eq 0 ] || echo "ext4x: $series_variants variant(s) for $hver: ${series_variant_files[*]}"
+[ ${#series_variant_files[@]} -eq 0 ] || echo "ext4x: ${#series_variant_files[@]} variant(s) for $hver: ${series_variant_files[*]}"
 
 # ---- extract: fs/ext4 and the ext4 trace header only --------------------------------
 if [ -n "${KSRC:-}" ]; then

@@ -24,13 +24,13 @@ series_version_lt() {
 }
 
 # series_pick XYDIR RELEASE: sets series_patches[] to the files to apply, as
-# paths relative to XYDIR, series_variant_files[] to those that are variants
-# and series_variants to how many they are. On a
+# paths relative to XYDIR, and series_variant_files[] to those that are
+# variants. On a
 # malformed line or a missing file: one line on stderr, return 2.
 series_pick() {
 	local dir=$1 rel=$2 file=$1/series line name rest v before vdir pick last n=0
 	local re='^<[0-9]+\.[0-9]+\.[0-9]+:[0-9][0-9.]*$'
-	series_patches=() series_variant_files=() series_variants=0
+	series_patches=() series_variant_files=()
 	if [ ! -f "$file" ]; then
 		echo "ext4x: $file not found" >&2
 		return 2
@@ -59,7 +59,6 @@ series_pick() {
 			fi
 			if [ "$pick" = "$name" ] && series_version_lt "$rel" "$before"; then
 				pick=$vdir/${name##*/}
-				series_variants=$((series_variants + 1))
 				series_variant_files+=("$pick")
 			fi
 		done

@@ -191,7 +191,7 @@ for entry in "${list[@]}"; do
 		}
 	done
 	src="$xy/series"
-	[ "$series_variants" -eq 0 ] ||
+	[ ${#series_variant_files[@]} -eq 0 ] ||
 		src+=", variants $(printf '%s\n' "${series_variant_files[@]}" | sed 's,/.*,,' | sort -u | paste -sd,)"
 	# and, as prepare.sh refuses it, no drain the lockless DAX read would miss
 	if [ -z "$bad" ] && ! log=$("$here/check-drains.sh" "$work/tree" "$patchroot/$xy/kept-dio-waits" 2>&1); then
