@@ -68,13 +68,22 @@ stage() {
 # total line the guest printed. No total, or a non-zero exit with no failing
 # case, counts as one failure.
 guest_stage() {
-	local name=$1 log="$results/$1.log" rc total p f s t0=$SECONDS
+	local name=$1 log="$results/$1.log" rc total t0=$SECONDS
 	shift
 	echo "=== $name ($kver)"
 	"$top/tests/vm/run-guest.sh" --kver "$kver" --modules "$modules" \
 		--results "$results/$name" "$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	total=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	add_total "$name" "$total" "$rc" "$log" "$t0"
+}
+
+# add_total NAME TOTAL RC LOG T0: record a run that ended with the line
+# TOTAL ("N passed, N failed[, N skipped]"; empty: it printed none) and
+# exit status RC, with the skipped results of its LOG. No total, or a
+# non-zero exit with no failing case, counts as one failure.
+add_total() {
+	local name=$1 total=$2 rc=$3 log=$4 t0=$5 p f s
 	if [ -z "$total" ]; then
 		echo "# $name printed no total (exit $rc): counted as one failure"
 		record "$name" 0 1 0 "$t0"
