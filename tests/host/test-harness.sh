@@ -135,4 +135,33 @@ else
 	ktap_test_fail "totals: every skip counted and listed with its reason" "$(cat "$tmp/totals")"
 fi
 
+# --- two lanes' totals: a subshell's saved and merged, rows sorted by
+# kernel then start; a lane that saved nothing is a failure
+(
+	cd "$tmp" || exit 1
+	results=$tmp/results
+	# shellcheck source=tests/lib/totals.sh
+	. "$top/tests/lib/totals.sh"
+	kver=K2 kidx=2
+	stage early printf 'ok 1 - e\n'
+	(
+		totals_reset
+		kver=K1 kidx=1
+		stage late printf 'ok 1 - l\nok 2 - s # SKIP not here\n'
+		totals_save "$tmp/lane.totals"
+	)
+	totals_merge "$tmp/lane.totals" "lane one"
+	totals_merge "$tmp/nothing.totals" "lane two"
+	totals_report
+	echo "status $?"
+) >"$tmp/lanes" 2>&1
+if tail -n 2 "$tmp/lanes" | paste -sd' ' | grep -qx '2 passed, 1 failed, 1 skipped status 1' &&
+	grep -E '^K[12] ' "$tmp/lanes" | awk '{print $1, $2}' | paste -sd' ' |
+	grep -qx 'K1 late K2 early K2 lane K1 late' &&
+	grep -qx '# lane two saved no totals: counted as one failure' "$tmp/lanes"; then
+	ktap_test_pass "totals: a lane's saved totals merged, rows by kernel and start, a lane without totals fails"
+else
+	ktap_test_fail "totals: a lane's saved totals merged, a lane without totals fails" "$(cat "$tmp/lanes")"
+fi
+
 ktap_finished

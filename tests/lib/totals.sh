@@ -5,7 +5,10 @@
 # stage, then every skipped result with its reason, then the one closing
 # line "N passed, N failed[, N skipped]".
 # The caller sets top, kver, modules and results before a stage; kver is
-# "-" for a stage that does not depend on the kernel.
+# "-" for a stage that does not depend on the kernel. Stages may run in
+# two shells at once (tests/check.sh's lanes): kidx, the kernel's place in
+# the run (0 when unset), and the stage's start sort the table, so each
+# kernel's stages are listed together in the order they started.
 
 passed=0
 failed=0
@@ -16,19 +19,25 @@ skip_rows=()
 # record NAME P F S T0: one row of the table; T0 is $SECONDS when the
 # stage started, so the row also says how long it took.
 record() {
-	stage_rows+=("$(printf '%-22s %-20s %6d %6d %7d %7d' "$kver" "$1" "$2" \
+	stage_rows+=("$(row_key "$5")$(printf '%-22s %-20s %6d %6d %7d %7d' "$kver" "$1" "$2" \
 		"$3" "$4" $((SECONDS - $5)))")
 	passed=$((passed + $2))
 	failed=$((failed + $3))
 	skipped=$((skipped + $4))
 }
 
-# note_skips NAME LOG: every skipped result of LOG, at any depth ("ok N -
+# row_key T0: the sort key of a row (kidx, then the start in seconds since
+# the epoch) and a tab; totals_report strips it.
+row_key() {
+	printf '%03d %012d\t' "${kidx:-0}" $(($(date +%s) - (SECONDS - $1)))
+}
+
+# note_skips NAME LOG T0: every skipped result of LOG, at any depth ("ok N -
 # DESC # SKIP REASON"), for the list under the table.
 note_skips() {
 	local l
 	while IFS= read -r l; do
-		skip_rows+=("$(printf '%-22s %-20s %s' "$kver" "$1" "$l")")
+		skip_rows+=("$(row_key "$3")$(printf '%-22s %-20s %s' "$kver" "$1" "$l")")
 	done < <(sed -n 's/^ *ok [0-9][0-9]* - \(.* # SKIP .*\)/\1/p' "$2")
 }
 
@@ -54,10 +63,10 @@ stage() {
 		echo "# $name exited $rc without a failing case: counted as one failure"
 		f=1
 	fi
-	note_skips "$name" "$log"
+	note_skips "$name" "$log" "$t0"
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && grep -qE '^1\.\.0 # SKIP' "$log"; then
 		s=1 p=1
-		skip_rows+=("$(printf '%-22s %-20s %s' "$kver" "$name" \
+		skip_rows+=("$(row_key "$t0")$(printf '%-22s %-20s %s' "$kver" "$name" \
 			"(the whole stage) # SKIP $(sed -n 's/^1\.\.0 # SKIP //p' "$log" | head -n 1)")")
 	fi
 	record "$name" $((p - s)) "$f" "$s" "$t0"
@@ -96,7 +105,7 @@ add_total() {
 		echo "# $name run exited $rc: counted as one failure"
 		f=1
 	fi
-	note_skips "$name" "$log"
+	note_skips "$name" "$log" "$t0"
 	record "$name" "$p" "$f" "${s:-0}" "$t0"
 }
 
@@ -127,19 +136,53 @@ reliability_stages() {
 	guest_stage lowmem "$@" --tests lowmem --mem 384M --small
 }
 
-# totals_report: the table and the closing line; returns non-zero if
-# anything failed.
+# totals_reset: no stages yet (a lane's subshell starts here, so that
+# what it saves is its own).
+totals_reset() {
+	passed=0 failed=0 skipped=0
+	stage_rows=() skip_rows=()
+}
+
+# totals_save FILE: this shell's totals and rows, for totals_merge in the
+# shell that started it.
+totals_save() {
+	{
+		echo "counts $passed $failed $skipped"
+		[ ${#stage_rows[@]} -eq 0 ] || printf 'row %s\n' "${stage_rows[@]}"
+		[ ${#skip_rows[@]} -eq 0 ] || printf 'skip %s\n' "${skip_rows[@]}"
+	} >"$1"
+}
+
+# totals_merge FILE NAME: add what totals_save wrote to FILE; a FILE with
+# no counts (the lane NAME died before it saved) counts as one failure.
+totals_merge() {
+	local line p f s
+	if ! read -r _ p f s < <(grep -m 1 '^counts ' "$1" 2>/dev/null) ||
+		! [[ "$p $f $s" =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]]; then
+		echo "# $2 saved no totals: counted as one failure"
+		record "$2" 0 1 0 "$SECONDS"
+		return
+	fi
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	while IFS= read -r line; do
+		case $line in
+		"row "*) stage_rows+=("${line#row }") ;;
+		"skip "*) skip_rows+=("${line#skip }") ;;
+		esac
+	done <"$1"
+}
+
+# totals_report: the table (each kernel's stages together, in the order
+# they started) and the closing line; returns non-zero if anything failed.
 totals_report() {
-	local row
 	echo
 	printf '%-22s %-20s %6s %6s %7s %7s\n' kernel stage passed failed skipped seconds
-	for row in "${stage_rows[@]}"; do
-		printf '%s\n' "$row"
-	done
+	[ ${#stage_rows[@]} -eq 0 ] ||
+		printf '%s\n' "${stage_rows[@]}" | sort -s -t "$(printf '\t')" -k 1,1 | cut -f 2-
 	if [ ${#skip_rows[@]} -gt 0 ]; then
 		echo
 		printf '%-22s %-20s %s\n' kernel stage "skipped result # SKIP reason"
-		printf '%s\n' "${skip_rows[@]}"
+		printf '%s\n' "${skip_rows[@]}" | sort -s -t "$(printf '\t')" -k 1,1 | cut -f 2-
 	fi
 	echo
 	if [ "$skipped" -gt 0 ]; then
