@@ -281,7 +281,7 @@ cp "$here/ext4x_version.c" "$tmp/fs/ext4/ext4x_version.c"
 	for p in ${patches[@]+"${patches[@]}"}; do
 		p=${p##*/}
 		p=${p%.patch}
-		p=${p#[0-9][0-9][0-9][0-9]-}
+		p=${p#[0-9][0-9][0-9][0-9]*-}
 		printf ' %s' "${p#ext4-}"
 	done
 	printf '"\n'

@@ -8,10 +8,10 @@
 # of X.Y. A patch whose context differs on older point releases lists the
 # variants that replace it there, oldest first:
 #
-#   0003-ext4-xattr-caches-on-mbcache2.patch <6.1.187:6.1.170 <6.1.192:6.1.187
+#   0003b-ext4-xattr-reusable-bit-on-mbcache2.patch <6.1.187:6.1.170 <6.1.192:6.1.187
 #
-# reads: a release before 6.1.187 applies 6.1.170/0003-..., one before
-# 6.1.192 applies 6.1.187/0003-..., any later one 0003-... itself. A
+# reads: a release before 6.1.187 applies 6.1.170/0003b-..., one before
+# 6.1.192 applies 6.1.187/0003b-..., any later one 0003b-... itself. A
 # variant's directory is named after the release it was written for, and
 # holds only the patches that needed another text there, so each text is
 # stored once and a release nobody listed gets the variant of its range.
