@@ -147,6 +147,11 @@ if [ "$long" -eq 0 ]; then
 	[ ! -x "$top/build/tools-root/usr/sbin/ext4x-compare" ] ||
 		export EXT4X_TOOLS_ROOT=$top/build/tools-root
 	echo "=== the host lane runs beside the guests; its output follows them (and is in build/check-lane/host.log)"
+	# The lane gets a process group of its own (set -m), so that an
+	# interrupted make check stops it too: ^C reaches only this shell's
+	# group, and the trap below passes a TERM on, which runs the host
+	# tests' EXIT traps (a purge, a dkms remove) as ^C did before.
+	set -m
 	(
 		renice -n 10 -p "$BASHPID" >/dev/null
 		totals_reset
@@ -167,6 +172,8 @@ if [ "$long" -eq 0 ]; then
 		totals_save "$lane/host.totals"
 	) </dev/null >"$lane/host.log" 2>&1 &
 	host_lane=$!
+	set +m
+	trap 'kill -TERM -- -"$host_lane" 2>/dev/null; wait "$host_lane"; exit 130' INT TERM
 	for ((i = 1; i <= ${#kvers[@]}; i++)); do
 		at_kernel "$i"
 		while [ ! -e "$lane/built-$i" ] && kill -0 "$host_lane" 2>/dev/null; do
@@ -178,6 +185,7 @@ if [ "$long" -eq 0 ]; then
 		guest_stages "$i"
 	done
 	wait "$host_lane"
+	trap - INT TERM
 	echo "=== the host lane's output"
 	cat "$lane/host.log"
 	totals_merge "$lane/host.totals" "host lane"

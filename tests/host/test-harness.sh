@@ -164,4 +164,51 @@ else
 	ktap_test_fail "totals: a lane's saved totals merged, a lane without totals fails" "$(cat "$tmp/lanes")"
 fi
 
+# --- an interrupted make check stops its host lane: tests/check.sh in a copy
+# of the tree whose stages are stubs (a guest and a host test that sleep),
+# in a session of its own, sent INT as a terminal's ^C reaches its group
+lt=$tmp/lanes-tree
+mkdir -p "$lt/tests/lib" "$lt/tests/static" "$lt/tests/host" "$lt/tests/vm" \
+	"$lt/tests/coherence" "$lt/scripts" "$lt/packaging" "$lt/ext4-backport" "$lt/bin"
+cp "$top/tests/check.sh" "$lt/tests/"
+cp "$top/tests/lib/totals.sh" "$top/tests/lib/settings.sh" "$lt/tests/lib/"
+cp "$top/VERSION" "$lt/"
+stub() { # PATH BODY
+	printf '#!/bin/bash\n%s\n' "$2" >"$lt/$1"
+	chmod +x "$lt/$1"
+}
+stub bin/make 'for a; do case $a in KVER=*) k=${a#KVER=} ;; esac; done
+mkdir -p "'"$lt"'/build/$k/modules" && touch "'"$lt"'/build/$k/modules/"{a,b,c}.ko'
+stub bin/modinfo 'basename "$(dirname "$(dirname "$3")")"'
+stub scripts/install-deps.sh 'exit 0'
+stub packaging/mkdeb.sh 'exit 1'
+stub tests/static/run.sh 'echo "ok 1 - static"'
+stub tests/host/run.sh 'trap "echo host test cleaned up >>'"$lt"'/marks" EXIT
+echo host test started >>'"$lt"'/marks; sleep 20
+echo host test ran to its end >>'"$lt"'/marks; echo "ok 1 - host"'
+stub tests/vm/harness-selftest.sh 'echo "ok 1 - harness"'
+stub tests/coherence/check.sh 'echo "ok 1 - coherence"'
+stub tests/vm/run-guest.sh 'sleep 20; echo "1 passed, 0 failed"'
+# (env: a job started with & ignores INT, and so would the shell it runs)
+PATH=$lt/bin:$PATH env --default-signal=INT setsid "$lt/tests/check.sh" K1 K2 >"$lt/out" 2>&1 &
+check=$!
+for _ in $(seq 100); do
+	grep -q 'host test started' "$lt/marks" 2>/dev/null && break
+	sleep 0.1
+done
+lane_nice=$(ps -o ni= -p "$(pgrep -f "^/bin/bash $lt/tests/host/run.sh" | head -n 1)" 2>/dev/null | tr -d ' ')
+kill -INT -- -"$check" 2>/dev/null
+rc=0
+wait "$check" || rc=$?
+sleep 0.5
+left=$(pgrep -f "$lt/" | wc -l)
+if [ "$rc" -eq 130 ] && [ "$lane_nice" = 10 ] && [ "$left" -eq 0 ] &&
+	grep -qx 'host test cleaned up' "$lt/marks" && ! grep -q 'to its end' "$lt/marks"; then
+	ktap_test_pass "check.sh: the host lane runs at nice 10, and an interrupt stops it, its tests cleaning up"
+else
+	ktap_test_fail "check.sh: an interrupt stops the host lane, its tests cleaning up" \
+		"status $rc, lane nice '$lane_nice', $left processes left" "$(cat "$lt/marks" "$lt/out" 2>&1)"
+	pkill -f "$lt/" || :
+fi
+
 ktap_finished
