@@ -6,8 +6,8 @@
 #   make check           build, static checks, host tests, guest tests, on
 #                        every supported kernel ($(KVERS))
 #   make check-6.1       the same on one series' kernel (check-6.12, ...)
-#   make check-long      the long reliability runs, then check-debug
-#                        (docs/RELIABILITY.md)
+#   make check-long      the long reliability runs, check-trixie,
+#                        check-newer, then check-debug (docs/RELIABILITY.md)
 #   make check-debug     the suite on KASAN and KCSAN kernels built from the
 #                        same Debian source (tests/debug)
 #   make check-fs-suite  an outside test suite (stress-ng's filesystem class)
@@ -187,7 +187,9 @@ dkms-test: deps
 # cuts, 300 hostile images, 300 module cycles, 300 s stress and hotplug),
 # docs/RELIABILITY.md, on every kernel of KVERS and on the newer releases
 # the archive already has (scripts/kver.sh --long; KVER= or KVERS= to
-# choose), then the debug-kernel lane of check-debug for each. Hours on
+# choose), then check-trixie and check-newer (Debian 13's kernels, 7.3
+# and 7.2 among them), then the debug-kernel lane of check-debug for each
+# kernel. Hours on
 # the 2-core bench: docs/RELIABILITY.md has the measured figures.
 .PHONY: check-long check-long-run
 check-long:

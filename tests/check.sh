@@ -12,7 +12,9 @@
 #           Debian's ext4 and on the drop-in flavour (the same outcomes),
 #           100 power cuts, the low-memory run,
 #           whether each series applies to every linux-source version
-#           still in the archive, and the debug-kernel lane (KASAN and
+#           still in the archive, Debian 13's kernels (tests/trixie/run.sh
+#           and newer.sh: trixie's 6.12 and trixie-backports' 7.3 and
+#           7.2, each in a chroot), and the debug-kernel lane (KASAN and
 #           KCSAN kernels from each KVER's source: tests/debug/lane.sh)
 # make check runs the guests of every kernel in one lane and, beside it at a
 # lower priority, the static checks, host tests and later builds in another
@@ -115,6 +117,19 @@ guest_stages() {
 	reliability_stages "$pc_cycles" "$pc_seed"
 }
 
+# total_stage NAME CMD...: a run that prints its own table and ends with
+# the line "N passed, N failed[, N skipped]" (tests/trixie/run.sh,
+# newer.sh): that line, and the run's exit status, are its results.
+total_stage() {
+	local name=$1 log="$results/$1.log" rc t0=$SECONDS
+	shift
+	echo "=== $name ($kver)"
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	add_total "$name" "$(tail -n 1 "$log" |
+		grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$')" "$rc" "$log" "$t0"
+}
+
 # at_kernel I: kver, kidx, modules and results of the I-th kernel
 at_kernel() {
 	kidx=$1
@@ -210,6 +225,11 @@ if [ "$long" -eq 1 ]; then
 	kver=- kidx=$((${#kvers[@]} + 1)) results=$top/build/results-long
 	mkdir -p "$results"
 	stage archive-series "$top/ext4-backport/tests/archive-series.sh"
+	# Debian 13: trixie's kernel, then each trixie-backports series ext4x
+	# has (7.3, 7.2), each in its chroot, as make check-trixie and make
+	# check-newer run them; each run's own closing line is its total.
+	total_stage trixie "$top/tests/trixie/run.sh"
+	total_stage newer "$top/tests/trixie/newer.sh"
 	# The suite on debug kernels built from each kernel's own source.
 	for k in "$@"; do
 		debug_lane "$k"
