@@ -117,19 +117,6 @@ guest_stages() {
 	reliability_stages "$pc_cycles" "$pc_seed"
 }
 
-# total_stage NAME CMD...: a run that prints its own table and ends with
-# the line "N passed, N failed[, N skipped]" (tests/trixie/run.sh,
-# newer.sh): that line, and the run's exit status, are its results.
-total_stage() {
-	local name=$1 log="$results/$1.log" rc t0=$SECONDS
-	shift
-	echo "=== $name ($kver)"
-	"$@" 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	add_total "$name" "$(tail -n 1 "$log" |
-		grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$')" "$rc" "$log" "$t0"
-}
-
 # at_kernel I: kver, kidx, modules and results of the I-th kernel
 at_kernel() {
 	kidx=$1

@@ -87,6 +87,20 @@ guest_stage() {
 	add_total "$name" "$total" "$rc" "$log" "$t0"
 }
 
+# total_stage NAME CMD...: a run that prints its own table and ends with
+# the line "N passed, N failed[, N skipped]" (tests/trixie/run.sh,
+# newer.sh), logged to $results/NAME.log: that line (its own, not an
+# earlier stage's) and the run's exit status are its results.
+total_stage() {
+	local name=$1 log="$results/$1.log" rc t0=$SECONDS
+	shift
+	echo "=== $name ($kver)"
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	add_total "$name" "$(tail -n 1 "$log" |
+		grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$')" "$rc" "$log" "$t0"
+}
+
 # add_total NAME TOTAL RC LOG T0: record a run that ended with the line
 # TOTAL ("N passed, N failed[, N skipped]"; empty: it printed none) and
 # exit status RC, with the skipped results of its LOG. No total, or a

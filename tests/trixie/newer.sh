@@ -22,17 +22,12 @@ for xy in $list; do
 		exit 2
 	}
 done
-log=$(mktemp /tmp/ext4x-newer.XXXXXX)
-trap 'rm -f "$log"' EXIT
+# each run's log, read for its total (its own output is in its results)
+results=$(mktemp -d /tmp/ext4x-newer.XXXXXX)
+trap 'rm -rf "$results"' EXIT
 for xy in $list; do
-	t0=$SECONDS
 	# shellcheck disable=SC2034 # kver: the column record() fills
 	kver=trixie-backports-$xy
-	echo "=== run.sh, trixie-backports' $xy"
-	EXT4X_TRIXIE_BACKPORTS=1 EXT4X_NEWER_SERIES=$xy "$top/tests/trixie/run.sh" "$@" 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	# its own closing line only: an earlier total is one of its stages'
-	add_total run.sh "$(tail -n 1 "$log" | grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$')" \
-		"$rc" "$log" "$t0"
+	EXT4X_TRIXIE_BACKPORTS=1 EXT4X_NEWER_SERIES=$xy total_stage run.sh "$top/tests/trixie/run.sh" "$@"
 done
 totals_report
