@@ -3,8 +3,8 @@
  * dax-race: DAX reads and overwrites against every change of a file's
  * block mapping that they must not see half done.
  *
- *   dax-race DIR SECONDS [dax-flag | es-merge | stall |
- *                         write-stall | write-stall-exclusive]
+ *   dax-race DIR SECONDS [dax-flag | es-merge | stall | write-stall |
+ *                         write-stall-exclusive | write-stall-unlocked]
  *
  * Every block written carries its owner and offset (struct rec), so a read
  * that returns a block of another file or offset, or anything that is
@@ -48,11 +48,20 @@
  * unwritten extent or is made to a setuid file (i_rwsem exclusive) it
  * must not, nor under a plain overwrite (a descriptor without O_DIRECT:
  * such a write keeps POSIX's exclusion). In turn with that overwrite, the
- * main thread reads the block through a descriptor without O_DIRECT: a
+ * main thread reads the block through a descriptor without O_DIRECT (a
  * plain read takes i_rwsem shared, as stock's does, so it completes beside
- * the shared overwrite only (ext4x's reads skip i_rwsem only when they
+ * the shared overwrite only: ext4x's reads skip i_rwsem only when they
  * asked for O_DIRECT). write-stall-exclusive: as stock ext4 does, no
- * stopped write lets the other I/O complete.
+ * stopped write lets the other I/O complete. write-stall-unlocked: the
+ * overwrite takes no i_rwsem at all (ext4x with the drain for writes);
+ * an O_DIRECT overwrite beside an exclusive write may then complete, and
+ * is only counted. In every mode, beside a stopped overwrite the main
+ * thread also, in turn, truncates the file's last block, makes it setuid,
+ * gives it a security xattr or sets its immutable flag: each must wait
+ * until the overwrite is done, as it waits for i_rwsem. Before each
+ * stopped overwrite the writer reads its block with O_DIRECT: on ext4x a
+ * read that finds the drain bit set (left by an earlier change) clears
+ * it, so the overwrite goes without i_rwsem rather than under it.
  *
  * Prints one line of counts; exit status 0 when every read was good and
  * every kind of change ran, 1 on a bad read or a failed call, 2 on bad
@@ -77,6 +86,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -326,6 +336,23 @@ static int write_blocks(unsigned int f, unsigned int from, unsigned int to,
 	return ret;
 }
 
+/* sets or clears one FS_IOC_SETFLAGS flag of the file */
+static int set_inode_flag(int fd, int flag, int on)
+{
+	int flags;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags)) {
+		perror("FS_IOC_GETFLAGS");
+		return -1;
+	}
+	flags = on ? flags | flag : flags & ~flag;
+	if (ioctl(fd, FS_IOC_SETFLAGS, &flags)) {
+		perror("FS_IOC_SETFLAGS");
+		return -1;
+	}
+	return 0;
+}
+
 static int set_dax_flag(int fd, int on)
 {
 	struct fsxattr fa;
@@ -465,12 +492,28 @@ static int plain_fds[2] = { -1, -1 };
 
 /*
  * what the main thread does beside a stopped write, in turn for each kind:
- * an O_DIRECT overwrite of block 0, or a plain read of it
+ * an O_DIRECT overwrite of block 0, or a plain read of it; beside a
+ * stopped overwrite also, in turn, a truncate of the file's last block
+ * (never one the writer stops in), a chmod to setuid, a security xattr
+ * set, or the immutable flag set (each waits for i_rwsem beside the other
+ * kinds, which hold it exclusive)
  */
-enum { BESIDE_OVERWRITE, BESIDE_READ, BESIDES };
+enum { BESIDE_OVERWRITE, BESIDE_READ, BESIDE_TRUNCATE, BESIDE_CHMOD,
+	BESIDE_SECURITY, BESIDE_IMMUTABLE, BESIDES };
+#define BESIDES_ANY	2	/* the first two go beside every kind */
+static const char *const beside_names[BESIDES] = {
+	"overwrite", "plain read", "truncate", "chmod u+s", "security xattr",
+	"chattr +i"
+};
+
 static atomic_uint stall_beside;
 static unsigned long wstalls[BESIDES][W_KINDS], wbeside[BESIDES][W_KINDS];
-static int write_stall, shared_overwrites;
+static int write_stall, shared_overwrites, unlocked_overwrites;
+/*
+ * set while the main thread makes its change for a stop, and then puts the
+ * file back: the writer waits for it before it prepares its next write
+ */
+static int probing;
 
 /* ms milliseconds from now, for pthread_cond_timedwait() */
 static void deadline(struct timespec *until, long ms)
@@ -562,12 +605,20 @@ static void *stall_reader(void *arg)
 	return NULL;
 }
 
+/* O_DIRECT: aligned to the block */
+static char *prepare_buf;
+
 /* block b of file f made what a write of this kind needs to find there */
 static int wstall_prepare(unsigned int kind, unsigned int f, unsigned int b)
 {
 	off_t o = (off_t)b * BLK;
 
 	switch (kind) {
+	case W_OVERWRITE:
+		/* ext4x: a read that finds the drain bit set clears it */
+		if (pread(fds[f], prepare_buf, BLK, o) != BLK)
+			return perror("pread"), -1;
+		return 0;
 	case W_EXTEND:
 		if (ftruncate(fds[f], o))
 			return perror("ftruncate"), -1;
@@ -585,10 +636,27 @@ static int wstall_prepare(unsigned int kind, unsigned int f, unsigned int b)
 	}
 }
 
+/* the writer waits until the main thread is done with the last stop */
+static void probe_wait(void)
+{
+	pthread_mutex_lock(&stall_mu);
+	while (probing)
+		pthread_cond_wait(&stall_cv, &stall_mu);
+	pthread_mutex_unlock(&stall_mu);
+}
+
+static void probe_done(void)
+{
+	pthread_mutex_lock(&stall_mu);
+	probing = 0;
+	pthread_cond_broadcast(&stall_cv);
+	pthread_mutex_unlock(&stall_mu);
+}
+
 /*
  * writes of every kind in turn, each from a missing page: it stops in its
- * copy, holding i_rwsem. Never block 0, which the main thread overwrites.
- * File 1 is setuid.
+ * copy, holding i_rwsem. Never block 0, which the main thread overwrites,
+ * nor the last block, which it truncates. File 1 is setuid.
  */
 static void *stall_writer(void *arg)
 {
@@ -597,8 +665,9 @@ static void *stall_writer(void *arg)
 	(void)arg;
 	while (!atomic_load(&stop) && !atomic_load(&bad)) {
 		unsigned int kind = i % W_KINDS, f = kind == W_SETUID;
-		unsigned int beside = (i / W_KINDS) % BESIDES;
-		unsigned int b = 1 + rnd(&seed, NBLOCKS - 1);
+		unsigned int beside = (i / W_KINDS) %
+			(kind == W_OVERWRITE ? BESIDES : BESIDES_ANY);
+		unsigned int b = 1 + rnd(&seed, NBLOCKS - 2);
 		char *page = stall_page(i++);
 
 		if (wstall_prepare(kind, f, b))
@@ -612,6 +681,7 @@ static void *stall_writer(void *arg)
 			perror("stopped pwrite");
 			break;
 		}
+		probe_wait();
 		if (kind == W_EXTEND && write_blocks(f, b + 1, NBLOCKS, 1, 0))
 			break;
 	}
@@ -652,7 +722,8 @@ static void *stall_handler(void *arg)
 		stall_seq++;
 		pthread_cond_broadcast(&stall_cv);
 		deadline(&until, write_stall && shared_overwrites &&
-			 kind == W_OVERWRITE ? 5000 : 200);
+			 kind == W_OVERWRITE && beside <= BESIDE_READ ?
+			 5000 : 200);
 		while (!stall_done &&
 		       !pthread_cond_timedwait(&stall_cv, &stall_mu, &until))
 			;
@@ -740,6 +811,8 @@ static int stall_wait(unsigned long *seq)
 		;
 	req = stall_request;
 	*seq = stall_seq;
+	if (req)
+		probing = 1;
 	pthread_mutex_unlock(&stall_mu);
 	return !req;
 }
@@ -775,22 +848,61 @@ static int stall_change(void)
 	return write_blocks(0, at, NBLOCKS, 1, 1);
 }
 
-/* one stopped write: block 0 of its file overwritten or read meanwhile */
+/*
+ * one stopped write: block 0 of its file overwritten or read, its last
+ * block truncated, or the file made setuid meanwhile; then the file is
+ * put back as it was, setuid (file 1) or not
+ */
 static int wstall_change(void)
 {
 	char buf[BLK];
 	unsigned long seq;
-	unsigned int f;
+	unsigned int f, beside;
+	int ret = 0;
 
 	if (stall_wait(&seq))
 		return 1;
 	f = atomic_load(&stall_file);
-	if (atomic_load(&stall_beside) == BESIDE_READ)
+	beside = atomic_load(&stall_beside);
+	switch (beside) {
+	case BESIDE_READ:
 		account(buf, pread(plain_fds[f], buf, BLK, 0), f, 0, 1);
-	else if (write_blocks(f, 0, 1, 1, 0))
-		return -1;
-	stall_changed(seq);
-	return 0;
+		break;
+	case BESIDE_TRUNCATE:
+		if (ftruncate(fds[f], (off_t)(NBLOCKS - 1) * BLK))
+			ret = (perror("ftruncate"), -1);
+		break;
+	case BESIDE_CHMOD:
+		if (fchmod(fds[f], 04644))
+			ret = (perror("fchmod"), -1);
+		break;
+	case BESIDE_SECURITY:
+		if (fsetxattr(fds[f], "security.dax-race", "1", 1, 0))
+			ret = (perror("fsetxattr security.dax-race"), -1);
+		break;
+	case BESIDE_IMMUTABLE:
+		ret = set_inode_flag(fds[f], FS_IMMUTABLE_FL, 1);
+		break;
+	default:
+		ret = write_blocks(f, 0, 1, 1, 0);
+	}
+	if (!ret)
+		stall_changed(seq);
+	if (!ret && beside == BESIDE_TRUNCATE)
+		ret = write_blocks(f, NBLOCKS - 1, NBLOCKS, 1, 0);
+	if (!ret && beside == BESIDE_CHMOD &&
+	    fchmod(fds[f], f == 1 ? 04644 : 0644))
+		ret = (perror("fchmod back"), -1);
+	if (!ret && beside == BESIDE_SECURITY &&
+	    fremovexattr(fds[f], "security.dax-race"))
+		ret = (perror("fremovexattr security.dax-race"), -1);
+	if (!ret && beside == BESIDE_IMMUTABLE)
+		ret = set_inode_flag(fds[f], FS_IMMUTABLE_FL, 0);
+	/* a write that strips nothing marks file 0 S_NOSEC again */
+	if (!ret && (beside == BESIDE_CHMOD || beside == BESIDE_SECURITY))
+		ret = write_blocks(f, 0, 1, 1, 0);
+	probe_done();
+	return ret;
 }
 
 /* every block of file f as written: after the write-stall mode's changes */
@@ -807,22 +919,38 @@ static void verify_file(unsigned int f)
 /* what beside a stopped write of kind k did, against what it must */
 static int wstall_verdict(unsigned int w, unsigned int k)
 {
-	static const char *const what[BESIDES] = { "overwrite", "plain read" };
 	int shared = shared_overwrites && k == W_OVERWRITE;
 
+	if (w >= BESIDES_ANY && k != W_OVERWRITE)
+		return 0;
 	if (!wstalls[w][k]) {
 		fprintf(stderr, "no %s write was stopped for a %s\n",
-			wkind_names[k], what[w]);
+			wkind_names[k], beside_names[w]);
 		return 1;
+	}
+	/*
+	 * nothing may shrink the file, give it privileges a write strips, or
+	 * make it immutable under a write
+	 */
+	if (w >= BESIDE_TRUNCATE) {
+		if (wbeside[w][k]) {
+			fprintf(stderr, "a %s completed beside a stopped %s write\n",
+				beside_names[w], wkind_names[k]);
+			return 1;
+		}
+		return 0;
 	}
 	if (shared && wbeside[w][k] != wstalls[w][k]) {
 		fprintf(stderr, "a %s waited for a stopped overwrite: %s\n",
-			what[w], "i_rwsem not shared");
+			beside_names[w], unlocked_overwrites ?
+			"not without i_rwsem" : "i_rwsem not shared");
 		return 1;
 	}
-	if (!shared && wbeside[w][k]) {
+	/* an overwrite without i_rwsem need not wait for its holder */
+	if (!shared && wbeside[w][k] &&
+	    !(unlocked_overwrites && w == BESIDE_OVERWRITE)) {
 		fprintf(stderr, "a %s ran beside a stopped %s write: %s\n",
-			what[w], wkind_names[k], w == BESIDE_READ ?
+			beside_names[w], wkind_names[k], w == BESIDE_READ ?
 			"a plain read without i_rwsem" : "not exclusive");
 		return 1;
 	}
@@ -831,7 +959,8 @@ static int wstall_verdict(unsigned int w, unsigned int k)
 
 /*
  * write-stall's verdict: 0 when every kind of write held i_rwsem as it
- * must, and a plain read waited for it as for any holder of i_rwsem
+ * must, a plain read waited for it as for any holder of i_rwsem, and no
+ * truncate or chmod completed beside a stopped write
  */
 static int wstall_report(void)
 {
@@ -839,9 +968,8 @@ static int wstall_report(void)
 	int ret = 0;
 
 	for (w = 0; w < BESIDES; w++) {
-		printf(" %s beside a stopped write:",
-		       w == BESIDE_READ ? "plain read" : "overwrite");
-		for (k = 0; k < W_KINDS; k++)
+		printf(" %s beside a stopped write:", beside_names[w]);
+		for (k = 0; k < (w < BESIDES_ANY ? W_KINDS : 1); k++)
 			printf(" %s %lu/%lu", wkind_names[k], wbeside[w][k],
 			       wstalls[w][k]);
 		printf(w + 1 < BESIDES ? ";" : "\n");
@@ -856,7 +984,7 @@ int main(int argc, char **argv)
 {
 	static const char *const modes[] = {
 		"", "dax-flag", "es-merge", "stall", "write-stall",
-		"write-stall-exclusive",
+		"write-stall-exclusive", "write-stall-unlocked",
 	};
 	const char *mode = argc == 4 ? argv[3] : "";
 	pthread_t th[NREADERS + 2];
@@ -871,13 +999,15 @@ int main(int argc, char **argv)
 	if (argc < 3 || argc > 4 || atoi(argv[2]) <= 0 ||
 	    m == ARRAY_SIZE(modes)) {
 		fprintf(stderr, "usage: dax-race DIR SECONDS [MODE]\n");
-		fputs("modes: dax-flag es-merge stall write-stall write-stall-exclusive\n", stderr);
+		fputs("modes: dax-flag es-merge stall write-stall\n"
+		      "       write-stall-exclusive write-stall-unlocked\n", stderr);
 		return 2;
 	}
 	toggle_dax = !strcmp(mode, "dax-flag");
 	es_merge = !strcmp(mode, "es-merge");
 	write_stall = !strncmp(mode, "write-stall", 11);
-	shared_overwrites = !strcmp(mode, "write-stall");
+	unlocked_overwrites = !strcmp(mode, "write-stall-unlocked");
+	shared_overwrites = !strcmp(mode, "write-stall") || unlocked_overwrites;
 	stall = !strcmp(mode, "stall") || write_stall;
 	for (f = 0; f <= NFILES; f++) {
 		snprintf(path, sizeof(path), "%s/race.%u", argv[1], f);
@@ -893,6 +1023,11 @@ int main(int argc, char **argv)
 		if (write_blocks(f, 0, NBLOCKS, 2, 0) ||
 		    write_blocks(f, 1, NBLOCKS, 2, 0))
 			return 1;
+	}
+	prepare_buf = aligned_alloc(BLK, BLK);
+	if (!prepare_buf) {
+		perror("aligned_alloc");
+		return 1;
 	}
 	if (write_stall && fchmod(fds[1], 04644)) {
 		perror("fchmod");
