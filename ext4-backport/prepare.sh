@@ -237,7 +237,7 @@ done
 # that backports a new one) would free blocks under a DAX read: refuse, do not build.
 if ! unknown=$("$here/check-drains.sh" "$tmp" "$xydir/kept-dio-waits" 2>&1); then
 	echo "$unknown" | sed 's/^/  | inode_dio_wait() in /'
-	die "$source_desc drains direct I/O where the $xy series does not know it (above): a DAX read without i_rwsem would not be waited for; make the call ext4_inode_dio_wait() or list it in $xydir/kept-dio-waits"
+	die "$source_desc drains direct I/O where the $xy series does not know it (above): DAX I/O without i_rwsem would not be waited for; make the call ext4_inode_dio_wait() or list it in $xydir/kept-dio-waits"
 fi
 
 # ---- rename and generate the Kbuild ---------------------------------------------------

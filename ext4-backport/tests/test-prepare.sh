@@ -255,9 +255,9 @@ for rkver in "${real_kvers[@]}"; do
 	# a plain inode_dio_wait() the series does not list (here: a listed one taken off
 	# the list) stops the build, and the function is named
 	if [ -f "$R/patches/$rxy/kept-dio-waits" ]; then
-		sed -i '/^ext4_ioctl_setflags /d' "$R/patches/$rxy/kept-dio-waits"
+		sed -i '/^ext4_buffered_write_iter /d' "$R/patches/$rxy/kept-dio-waits"
 		run KVER="$rkver" EXT4X_PATCHDIR="$R/patches" -- --check
-		if [ "$rc" -eq 1 ] && grep -q 'inode_dio_wait() in ext4_ioctl_setflags ioctl.c' <<<"$out" &&
+		if [ "$rc" -eq 1 ] && grep -q 'inode_dio_wait() in ext4_buffered_write_iter file.c' <<<"$out" &&
 			grep -q 'drains direct I/O where the .* series does not know it' <<<"$err"; then
 			ktap_test_pass "$rkver: an inode_dio_wait() kept-dio-waits does not list stops the build and is named"
 		else
