@@ -13,15 +13,15 @@
 #     data) and on NVDIMM lines (file data), each the difference between
 #     the 3N and the N run over 2N I/Os a thread: median and range over
 #     the rounds; the ratio ours / stock (ext4x, or mbcache2 for the mb- jobs)
-#   - per job, the 10 functions that cause the most RAM-line transfers,
-#     per I/O, stock against ext4x (the guest's own /proc/kallsyms)
+#   - per job, the 10 (EXT4X_COH_TOP) functions that cause the most RAM-line
+#     transfers, per I/O, stock against ext4x (the guest's own /proc/kallsyms)
 #   - per job and side, the 10 lines with the most transfers in round 1's
 #     long run, per I/O, with the function that last moved each
 # A benchmark: it reports numbers and fails only when it could not run.
 # Usage: tests/coherence/bench.sh KVER MODULES RESULTS
 #        tests/coherence/bench.sh --report RESULTS   (the tables again, from
 #                                 the files of an earlier run)
-# Environment: EXT4X_COH_ROUNDS (3), EXT4X_COH_IOS (1000)
+# Environment: EXT4X_COH_ROUNDS (3), EXT4X_COH_IOS (1000), EXT4X_COH_TOP (10)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -56,6 +56,7 @@ else
 	res=$3
 	run_guest "$1" "$2"
 fi
+[[ ${EXT4X_COH_TOP:-10} =~ ^[1-9][0-9]*$ ]] || die "EXT4X_COH_TOP=${EXT4X_COH_TOP-}: want a count of functions, 1 or more"
 out=$res/coherence.out
 coh_pmem_agrees "$res/serial.log" ||
 	die "the guest's NVDIMM is not at $COH_PMEM (its /proc/iomem: $(grep -a 'coherence: pmem' "$res/serial.log"))"
@@ -75,7 +76,8 @@ zcat "$res/kallsyms.gz" | awk '{
 	print $1, n (m != "" ? " " m : "") }' | sort >"$res/symbols"
 
 report() {
-	awk -v min="$COH_MIN_SHARED" -v symfile="$res/symbols" -v sitefile="$res/sites" '
+	awk -v min="$COH_MIN_SHARED" -v symfile="$res/symbols" -v sitefile="$res/sites" \
+		-v ntop="${EXT4X_COH_TOP:-10}" '
 	function median(list, n,   a, i, j, t) {
 		n = split(list, a, " ")
 		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
@@ -197,7 +199,7 @@ report() {
 			printf "### %s: functions with the most RAM-line transfers per operation (mean over rounds)\n\n", job
 			print "| function | stock | ours |"
 			print "| --- | --- | --- |"
-			for (i = 1; i <= m && i <= 10; i++)
+			for (i = 1; i <= m && i <= ntop; i++)
 				printf "| %s | %.3f | %.3f |\n", top[i], fn["A", top[i]] / nr, fn["B", top[i]] / nr
 		}
 	}' "$res/labels" "$res/windows"
