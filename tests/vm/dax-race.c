@@ -960,7 +960,8 @@ static int wstall_verdict(unsigned int w, unsigned int k)
 /*
  * write-stall's verdict: 0 when every kind of write held i_rwsem as it
  * must, a plain read waited for it as for any holder of i_rwsem, and no
- * truncate or chmod completed beside a stopped write
+ * truncate, chmod, security xattr or chattr +i completed beside a stopped
+ * overwrite
  */
 static int wstall_report(void)
 {
