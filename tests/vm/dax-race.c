@@ -848,6 +848,29 @@ static int stall_change(void)
 	return write_blocks(0, at, NBLOCKS, 1, 1);
 }
 
+/* file f put back as it was before wstall_change() made its change */
+static int wstall_restore(unsigned int f, unsigned int beside)
+{
+	switch (beside) {
+	case BESIDE_TRUNCATE:
+		return write_blocks(f, NBLOCKS - 1, NBLOCKS, 1, 0);
+	case BESIDE_CHMOD:
+		if (fchmod(fds[f], f == 1 ? 04644 : 0644))
+			return perror("fchmod back"), -1;
+		break;
+	case BESIDE_SECURITY:
+		if (fremovexattr(fds[f], "security.dax-race"))
+			return perror("fremovexattr security.dax-race"), -1;
+		break;
+	case BESIDE_IMMUTABLE:
+		return set_inode_flag(fds[f], FS_IMMUTABLE_FL, 0);
+	default:
+		return 0;
+	}
+	/* a write that strips nothing marks file 0 S_NOSEC again */
+	return write_blocks(f, 0, 1, 1, 0);
+}
+
 /*
  * one stopped write: block 0 of its file overwritten or read, its last
  * block truncated, or the file made setuid meanwhile; then the file is
@@ -886,21 +909,10 @@ static int wstall_change(void)
 	default:
 		ret = write_blocks(f, 0, 1, 1, 0);
 	}
-	if (!ret)
+	if (!ret) {
 		stall_changed(seq);
-	if (!ret && beside == BESIDE_TRUNCATE)
-		ret = write_blocks(f, NBLOCKS - 1, NBLOCKS, 1, 0);
-	if (!ret && beside == BESIDE_CHMOD &&
-	    fchmod(fds[f], f == 1 ? 04644 : 0644))
-		ret = (perror("fchmod back"), -1);
-	if (!ret && beside == BESIDE_SECURITY &&
-	    fremovexattr(fds[f], "security.dax-race"))
-		ret = (perror("fremovexattr security.dax-race"), -1);
-	if (!ret && beside == BESIDE_IMMUTABLE)
-		ret = set_inode_flag(fds[f], FS_IMMUTABLE_FL, 0);
-	/* a write that strips nothing marks file 0 S_NOSEC again */
-	if (!ret && (beside == BESIDE_CHMOD || beside == BESIDE_SECURITY))
-		ret = write_blocks(f, 0, 1, 1, 0);
+		ret = wstall_restore(f, beside);
+	}
 	probe_done();
 	return ret;
 }
