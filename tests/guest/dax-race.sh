@@ -25,7 +25,10 @@
 # u+s, a security xattr or chattr +i must wait for a stopped overwrite.
 # After each phase e2fsck -fn must be clean and the kernel log free of
 # WARN, BUG, oops and ext4 errors. Each phase runs 15 s (ext4x_long=1:
-# 120 s; ext4x_race_secs=N: N s); ext4x_race_fs=ext4 runs it on stock ext4.
+# 120 s; ext4x_race_secs=N: N s); the write-stall phase goes on until it
+# has stopped a write of every kind beside every change once, at most
+# eleven times that long (a debug kernel is slow). ext4x_race_fs=ext4 runs
+# it on stock ext4.
 # timeout: 300
 # timeout-long: 600
 # shellcheck source=tests/vm/guest/lib.sh

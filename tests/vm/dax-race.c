@@ -501,6 +501,8 @@ static int plain_fds[2] = { -1, -1 };
 enum { BESIDE_OVERWRITE, BESIDE_READ, BESIDE_TRUNCATE, BESIDE_CHMOD,
 	BESIDE_SECURITY, BESIDE_IMMUTABLE, BESIDES };
 #define BESIDES_ANY	2	/* the first two go beside every kind */
+/* how many times its time the write-stall phase may add to make every stop */
+#define WSTALL_STRETCH	10
 static const char *const beside_names[BESIDES] = {
 	"overwrite", "plain read", "truncate", "chmod u+s", "security xattr",
 	"chattr +i"
@@ -969,6 +971,20 @@ static int wstall_verdict(unsigned int w, unsigned int k)
 	return 0;
 }
 
+/* whether every stop that wstall_verdict() judges has been made once */
+static int wstall_covered(void)
+{
+	unsigned int w, k;
+	int all = 1;
+
+	pthread_mutex_lock(&stall_mu);
+	for (w = 0; w < BESIDES; w++)
+		for (k = 0; k < (w < BESIDES_ANY ? W_KINDS : 1); k++)
+			all &= wstalls[w][k] != 0;
+	pthread_mutex_unlock(&stall_mu);
+	return all;
+}
+
 /*
  * write-stall's verdict: 0 when every kind of write held i_rwsem as it
  * must, a plain read waited for it as for any holder of i_rwsem, and no
@@ -1004,7 +1020,7 @@ int main(int argc, char **argv)
 	unsigned int seed = 12345, i, f, nth = 0, m;
 	int ret, failed = 0, stall, es_merge;
 	char path[4096];
-	time_t end;
+	time_t end, cap;
 
 	for (m = 0; m < ARRAY_SIZE(modes); m++)
 		if (!strcmp(mode, modes[m]))
@@ -1073,12 +1089,16 @@ int main(int argc, char **argv)
 		}
 	}
 	end = time(NULL) + atoi(argv[2]);
+	cap = end + (time_t)WSTALL_STRETCH * atoi(argv[2]);
 	/*
-	 * The random mode runs its whole cycle of changes at least once, even
-	 * past the end: on a slow kernel (KASAN with lockdep) 15 s may not hold
-	 * one cycle, and a change that never ran would fail the run.
+	 * The random mode runs its whole cycle of changes at least once, and
+	 * the write-stall mode stops a write of every kind beside every change
+	 * it judges at least once (up to WSTALL_STRETCH more times the time),
+	 * even past the end: on a slow kernel (KASAN with lockdep) 15 s may
+	 * hold neither, and a change that never ran would fail the run.
 	 */
-	for (i = 0; (time(NULL) < end || (!stall && !es_merge && i < NOPS)) &&
+	for (i = 0; (time(NULL) < end || (!stall && !es_merge && i < NOPS) ||
+		     (write_stall && time(NULL) < cap && !wstall_covered())) &&
 	     !atomic_load(&bad); i++) {
 		unsigned int op = es_merge ? OP_DOWN : i % NOPS;
 
