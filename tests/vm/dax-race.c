@@ -930,13 +930,20 @@ static void verify_file(unsigned int f)
 	free(buf);
 }
 
+/*
+ * how many write kinds, from the first, go beside change w: every kind
+ * beside the first two, else only overwrites (W_OVERWRITE is 0)
+ */
+static unsigned int wstall_kinds(unsigned int w)
+{
+	return w < BESIDES_ANY ? W_KINDS : 1;
+}
+
 /* what beside a stopped write of kind k did, against what it must */
 static int wstall_verdict(unsigned int w, unsigned int k)
 {
 	int shared = shared_overwrites && k == W_OVERWRITE;
 
-	if (w >= BESIDES_ANY && k != W_OVERWRITE)
-		return 0;
 	if (!wstalls[w][k]) {
 		fprintf(stderr, "no %s write was stopped for a %s\n",
 			wkind_names[k], beside_names[w]);
@@ -979,7 +986,7 @@ static int wstall_covered(void)
 
 	pthread_mutex_lock(&stall_mu);
 	for (w = 0; w < BESIDES; w++)
-		for (k = 0; k < (w < BESIDES_ANY ? W_KINDS : 1); k++)
+		for (k = 0; k < wstall_kinds(w); k++)
 			all &= wstalls[w][k] != 0;
 	pthread_mutex_unlock(&stall_mu);
 	return all;
@@ -998,13 +1005,13 @@ static int wstall_report(void)
 
 	for (w = 0; w < BESIDES; w++) {
 		printf(" %s beside a stopped write:", beside_names[w]);
-		for (k = 0; k < (w < BESIDES_ANY ? W_KINDS : 1); k++)
+		for (k = 0; k < wstall_kinds(w); k++)
 			printf(" %s %lu/%lu", wkind_names[k], wbeside[w][k],
 			       wstalls[w][k]);
 		printf(w + 1 < BESIDES ? ";" : "\n");
 	}
 	for (w = 0; w < BESIDES; w++)
-		for (k = 0; k < W_KINDS; k++)
+		for (k = 0; k < wstall_kinds(w); k++)
 			ret |= wstall_verdict(w, k);
 	return ret;
 }
@@ -1020,7 +1027,7 @@ int main(int argc, char **argv)
 	unsigned int seed = 12345, i, f, nth = 0, m;
 	int ret, failed = 0, stall, es_merge;
 	char path[4096];
-	time_t end, cap;
+	time_t secs, end, cap;
 
 	for (m = 0; m < ARRAY_SIZE(modes); m++)
 		if (!strcmp(mode, modes[m]))
@@ -1088,8 +1095,9 @@ int main(int argc, char **argv)
 			pthread_create(&th[nth++], NULL, shrinker, NULL);
 		}
 	}
-	end = time(NULL) + atoi(argv[2]);
-	cap = end + (time_t)WSTALL_STRETCH * atoi(argv[2]);
+	secs = atoi(argv[2]);
+	end = time(NULL) + secs;
+	cap = end + WSTALL_STRETCH * secs;
 	/*
 	 * The random mode runs its whole cycle of changes at least once, and
 	 * the write-stall mode stops a write of every kind beside every change
