@@ -129,25 +129,28 @@ fi
 if tail -n 2 "$tmp/totals" | paste -sd' ' | grep -qx '2 passed, 1 failed, 4 skipped status 1' &&
 	grep -qE '^K +host +2 +1 +3 ' "$tmp/totals" && grep -qE '^K +whole +0 +0 +1 ' "$tmp/totals" &&
 	grep -qE '^K +host +.*test-skipped\.sh # SKIP nothing to do here$' "$tmp/totals" &&
-	grep -qE '^K +whole +\(the whole stage\) # SKIP no chroot$' "$tmp/totals"; then
-	ktap_test_pass "totals: every skip counted, whole-file and whole-stage ones too, each listed with its reason"
+	grep -qE '^K +whole +\(the whole stage\) # SKIP no chroot$' "$tmp/totals" &&
+	sed -n '/failed result$/,$p' "$tmp/totals" | grep -qE '^K +host +.*/test-exit\.sh exited 3$'; then
+	ktap_test_pass "totals: every skip counted, whole-file and whole-stage ones too, each listed with its reason; the failure listed"
 else
 	ktap_test_fail "totals: every skip counted and listed with its reason" "$(cat "$tmp/totals")"
 fi
 
 # --- two lanes' totals: a subshell's saved and merged, rows sorted by
-# kernel then start; a lane that saved nothing is a failure
+# kernel then start; a lane that saved nothing is a failure; the list of
+# failures, nested ones too, is cut at FAIL_LIST_MAX with a count
 (
 	cd "$tmp" || exit 1
 	results=$tmp/results
 	# shellcheck source=tests/lib/totals.sh
 	. "$top/tests/lib/totals.sh"
+	FAIL_LIST_MAX=2
 	kver=K2 kidx=2
 	stage early printf 'ok 1 - e\n'
 	(
 		totals_reset
 		kver=K1 kidx=1
-		stage late printf 'ok 1 - l\nok 2 - s # SKIP not here\n'
+		stage late printf 'ok 1 - l\nok 2 - s # SKIP not here\n    not ok 1 - deep\nnot ok 3 - f\n'
 		totals_save "$tmp/lane.totals"
 	)
 	totals_merge "$tmp/lane.totals" "lane one"
@@ -155,11 +158,12 @@ fi
 	totals_report
 	echo "status $?"
 ) >"$tmp/lanes" 2>&1
-if tail -n 2 "$tmp/lanes" | paste -sd' ' | grep -qx '2 passed, 1 failed, 1 skipped status 1' &&
-	grep -E '^K[12] ' "$tmp/lanes" | awk '{print $1, $2}' | paste -sd' ' |
-	grep -qx 'K1 late K2 early K2 lane K1 late' &&
+if tail -n 2 "$tmp/lanes" | paste -sd' ' | grep -qx '2 passed, 2 failed, 1 skipped status 1' &&
+	grep -E '^K[12] ' "$tmp/lanes" | awk '{print $1, $2, $3}' | paste -sd' ' |
+	grep -qx 'K1 late 1 K2 early 1 K2 lane two K1 late s K1 late deep K1 late f' &&
+	grep -qx '(and 1 more: the stages.* logs have them)' "$tmp/lanes" &&
 	grep -qx '# lane two saved no totals: counted as one failure' "$tmp/lanes"; then
-	ktap_test_pass "totals: a lane's saved totals merged, rows by kernel and start, a lane without totals fails"
+	ktap_test_pass "totals: a lane's saved totals merged, rows by kernel and start, a lane without totals fails, failures listed up to a cap"
 else
 	ktap_test_fail "totals: a lane's saved totals merged, a lane without totals fails" "$(cat "$tmp/lanes")"
 fi

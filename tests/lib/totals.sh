@@ -2,8 +2,9 @@
 # Running totals for tests/check.sh (make check, make check-long): each
 # stage's cases are added to passed/failed/skipped and to a table of
 # stages, and totals_report prints the table, naming the kernel of every
-# stage, then every skipped result with its reason, then the one closing
-# line "N passed, N failed[, N skipped]".
+# stage, then every skipped result with its reason, then every failed
+# result (so that the last lines of a red run name what failed), then the
+# one closing line "N passed, N failed[, N skipped]".
 # The caller sets top, kver, modules and results before a stage; kver is
 # "-" for a stage that does not depend on the kernel. Stages may run in
 # two shells at once (tests/check.sh's lanes): kidx, the kernel's place in
@@ -15,6 +16,7 @@ failed=0
 skipped=0
 stage_rows=()
 skip_rows=()
+fail_rows=()
 
 # record NAME P F S T0: one row of the table; T0 is $SECONDS when the
 # stage started, so the row also says how long it took.
@@ -41,6 +43,21 @@ note_skips() {
 	done < <(sed -n 's/^ *ok [0-9][0-9]* - \(.* # SKIP .*\)/\1/p' "$2")
 }
 
+# note_fails NAME LOG T0: every failed result of LOG, at any depth ("not
+# ok N - DESC"), for the list under the table.
+note_fails() {
+	local l
+	while IFS= read -r l; do
+		note_fail "$1" "$3" "$l"
+	done < <(sed -n 's/^ *not ok [0-9][0-9]* - \(.*\)/\1/p' "$2")
+}
+
+# note_fail NAME T0 TEXT: one line of the list of failures; TEXT is what
+# failed (a failure counted with no "not ok" line says why).
+note_fail() {
+	fail_rows+=("$(row_key "$2")$(printf '%-22s %-20s %s' "$kver" "$1" "$3")")
+}
+
 # stage NAME CMD...: run a KTAP-printing command, log it to $results/NAME.log
 # and add up its "ok"/"not ok" lines. A command that skips itself as a whole
 # ("1..0 # SKIP REASON", no result) counts as one skipped result. A non-zero
@@ -53,6 +70,7 @@ stage() {
 	rc=${PIPESTATUS[0]}
 	if [ ! -r "$log" ]; then
 		echo "# $name: its log $log is gone: counted as one failure"
+		note_fail "$name" "$t0" "(its log is gone)"
 		record "$name" 0 1 0 "$t0"
 		return
 	fi
@@ -61,9 +79,11 @@ stage() {
 	f=$(grep -cE '^not ok [0-9]+' "$log")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "# $name exited $rc without a failing case: counted as one failure"
+		note_fail "$name" "$t0" "(exit status $rc, no failing case)"
 		f=1
 	fi
 	note_skips "$name" "$log" "$t0"
+	note_fails "$name" "$log" "$t0"
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && grep -qE '^1\.\.0 # SKIP' "$log"; then
 		s=1 p=1
 		skip_rows+=("$(row_key "$t0")$(printf '%-22s %-20s %s' "$kver" "$name" \
@@ -109,6 +129,8 @@ add_total() {
 	local name=$1 total=$2 rc=$3 log=$4 t0=$5 p f s
 	if [ -z "$total" ]; then
 		echo "# $name printed no total (exit $rc): counted as one failure"
+		note_fail "$name" "$t0" "(no total, exit status $rc)"
+		note_fails "$name" "$log" "$t0"
 		record "$name" 0 1 0 "$t0"
 		return
 	fi
@@ -117,9 +139,11 @@ add_total() {
 	s=$(echo "$total" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "# $name run exited $rc: counted as one failure"
+		note_fail "$name" "$t0" "(exit status $rc, no failing case)"
 		f=1
 	fi
 	note_skips "$name" "$log" "$t0"
+	note_fails "$name" "$log" "$t0"
 	record "$name" "$p" "$f" "${s:-0}" "$t0"
 }
 
@@ -154,7 +178,7 @@ reliability_stages() {
 # what it saves is its own).
 totals_reset() {
 	passed=0 failed=0 skipped=0
-	stage_rows=() skip_rows=()
+	stage_rows=() skip_rows=() fail_rows=()
 }
 
 # totals_save FILE: this shell's totals and rows, for totals_merge in the
@@ -164,6 +188,7 @@ totals_save() {
 		echo "counts $passed $failed $skipped"
 		[ ${#stage_rows[@]} -eq 0 ] || printf 'row %s\n' "${stage_rows[@]}"
 		[ ${#skip_rows[@]} -eq 0 ] || printf 'skip %s\n' "${skip_rows[@]}"
+		[ ${#fail_rows[@]} -eq 0 ] || printf 'fail %s\n' "${fail_rows[@]}"
 	} >"$1"
 }
 
@@ -174,6 +199,7 @@ totals_merge() {
 	if ! read -r _ p f s < <(grep -m 1 '^counts ' "$1" 2>/dev/null) ||
 		! [[ "$p $f $s" =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]]; then
 		echo "# $2 saved no totals: counted as one failure"
+		note_fail "$2" "$SECONDS" "(the lane saved no totals)"
 		record "$2" 0 1 0 "$SECONDS"
 		return
 	fi
@@ -182,12 +208,18 @@ totals_merge() {
 		case $line in
 		"row "*) stage_rows+=("${line#row }") ;;
 		"skip "*) skip_rows+=("${line#skip }") ;;
+		"fail "*) fail_rows+=("${line#fail }") ;;
 		esac
 	done <"$1"
 }
 
+# the most failed results totals_report lists: a stage that failed as a
+# whole can fail hundreds of cases
+FAIL_LIST_MAX=40
+
 # totals_report: the table (each kernel's stages together, in the order
-# they started) and the closing line; returns non-zero if anything failed.
+# they started), the skipped and the failed results and the closing line;
+# returns non-zero if anything failed.
 totals_report() {
 	echo
 	printf '%-22s %-20s %6s %6s %7s %7s\n' kernel stage passed failed skipped seconds
@@ -197,6 +229,14 @@ totals_report() {
 		echo
 		printf '%-22s %-20s %s\n' kernel stage "skipped result # SKIP reason"
 		printf '%s\n' "${skip_rows[@]}" | sort -s -t "$(printf '\t')" -k 1,1 | cut -f 2-
+	fi
+	if [ ${#fail_rows[@]} -gt 0 ]; then
+		echo
+		printf '%-22s %-20s %s\n' kernel stage "failed result"
+		printf '%s\n' "${fail_rows[@]}" | sort -s -t "$(printf '\t')" -k 1,1 | cut -f 2- |
+			sed -n "1,${FAIL_LIST_MAX}p"
+		[ ${#fail_rows[@]} -le "$FAIL_LIST_MAX" ] ||
+			echo "(and $((${#fail_rows[@]} - FAIL_LIST_MAX)) more: the stages' logs have them)"
 	fi
 	echo
 	if [ "$skipped" -gt 0 ]; then
