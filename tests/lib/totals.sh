@@ -34,12 +34,23 @@ row_key() {
 	printf '%03d %012d\t' "${kidx:-0}" $(($(date +%s) - (SECONDS - $1)))
 }
 
+# list_row T0 NAME TEXT: a row of the lists under the table (the skipped
+# and the failed results): its sort key, the kernel, the stage NAME, TEXT.
+list_row() {
+	printf '%s%-22s %-20s %s' "$(row_key "$1")" "$kver" "$2" "$3"
+}
+
+# sorted_rows ROW...: the rows by their keys (stable), the keys stripped.
+sorted_rows() {
+	printf '%s\n' "$@" | sort -s -t "$(printf '\t')" -k 1,1 | cut -f 2-
+}
+
 # note_skips NAME LOG T0: every skipped result of LOG, at any depth ("ok N -
 # DESC # SKIP REASON"), for the list under the table.
 note_skips() {
 	local l
 	while IFS= read -r l; do
-		skip_rows+=("$(row_key "$3")$(printf '%-22s %-20s %s' "$kver" "$1" "$l")")
+		skip_rows+=("$(list_row "$3" "$1" "$l")")
 	done < <(sed -n 's/^ *ok [0-9][0-9]* - \(.* # SKIP .*\)/\1/p' "$2")
 }
 
@@ -55,7 +66,7 @@ note_fails() {
 # note_fail NAME T0 TEXT: one line of the list of failures; TEXT is what
 # failed (a failure counted with no "not ok" line says why).
 note_fail() {
-	fail_rows+=("$(row_key "$2")$(printf '%-22s %-20s %s' "$kver" "$1" "$3")")
+	fail_rows+=("$(list_row "$2" "$1" "$3")")
 }
 
 # stage NAME CMD...: run a KTAP-printing command, log it to $results/NAME.log
@@ -86,7 +97,7 @@ stage() {
 	note_fails "$name" "$log" "$t0"
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && grep -qE '^1\.\.0 # SKIP' "$log"; then
 		s=1 p=1
-		skip_rows+=("$(row_key "$t0")$(printf '%-22s %-20s %s' "$kver" "$name" \
+		skip_rows+=("$(list_row "$t0" "$name" \
 			"(the whole stage) # SKIP $(sed -n 's/^1\.\.0 # SKIP //p' "$log" | head -n 1)")")
 	fi
 	record "$name" $((p - s)) "$f" "$s" "$t0"
@@ -223,18 +234,16 @@ FAIL_LIST_MAX=40
 totals_report() {
 	echo
 	printf '%-22s %-20s %6s %6s %7s %7s\n' kernel stage passed failed skipped seconds
-	[ ${#stage_rows[@]} -eq 0 ] ||
-		printf '%s\n' "${stage_rows[@]}" | sort -s -t "$(printf '\t')" -k 1,1 | cut -f 2-
+	[ ${#stage_rows[@]} -eq 0 ] || sorted_rows "${stage_rows[@]}"
 	if [ ${#skip_rows[@]} -gt 0 ]; then
 		echo
 		printf '%-22s %-20s %s\n' kernel stage "skipped result # SKIP reason"
-		printf '%s\n' "${skip_rows[@]}" | sort -s -t "$(printf '\t')" -k 1,1 | cut -f 2-
+		sorted_rows "${skip_rows[@]}"
 	fi
 	if [ ${#fail_rows[@]} -gt 0 ]; then
 		echo
 		printf '%-22s %-20s %s\n' kernel stage "failed result"
-		printf '%s\n' "${fail_rows[@]}" | sort -s -t "$(printf '\t')" -k 1,1 | cut -f 2- |
-			sed -n "1,${FAIL_LIST_MAX}p"
+		sorted_rows "${fail_rows[@]}" | sed -n "1,${FAIL_LIST_MAX}p"
 		[ ${#fail_rows[@]} -le "$FAIL_LIST_MAX" ] ||
 			echo "(and $((${#fail_rows[@]} - FAIL_LIST_MAX)) more: the stages' logs have them)"
 	fi
