@@ -508,6 +508,26 @@ static const char *const beside_names[BESIDES] = {
 	"chattr +i"
 };
 
+/*
+ * whether a write of kind k is stopped beside change w: an overwrite
+ * beside every change, the other kinds beside the first BESIDES_ANY only.
+ * The writer and the verdict both ask this, so they cannot disagree.
+ */
+static int wstall_pairs(unsigned int w, unsigned int k)
+{
+	return k == W_OVERWRITE || w < BESIDES_ANY;
+}
+
+/* how many changes a write of kind k goes beside: always the first ones */
+static unsigned int wstall_besides(unsigned int k)
+{
+	unsigned int w = 0;
+
+	while (w < BESIDES && wstall_pairs(w, k))
+		w++;
+	return w;
+}
+
 static atomic_uint stall_beside;
 static unsigned long wstalls[BESIDES][W_KINDS], wbeside[BESIDES][W_KINDS];
 static int write_stall, shared_overwrites, unlocked_overwrites;
@@ -667,8 +687,7 @@ static void *stall_writer(void *arg)
 	(void)arg;
 	while (!atomic_load(&stop) && !atomic_load(&bad)) {
 		unsigned int kind = i % W_KINDS, f = kind == W_SETUID;
-		unsigned int beside = (i / W_KINDS) %
-			(kind == W_OVERWRITE ? BESIDES : BESIDES_ANY);
+		unsigned int beside = (i / W_KINDS) % wstall_besides(kind);
 		unsigned int b = 1 + rnd(&seed, NBLOCKS - 2);
 		char *page = stall_page(i++);
 
@@ -930,15 +949,6 @@ static void verify_file(unsigned int f)
 	free(buf);
 }
 
-/*
- * how many write kinds, from the first, go beside change w: every kind
- * beside the first two, else only overwrites (W_OVERWRITE is 0)
- */
-static unsigned int wstall_kinds(unsigned int w)
-{
-	return w < BESIDES_ANY ? W_KINDS : 1;
-}
-
 /* what beside a stopped write of kind k did, against what it must */
 static int wstall_verdict(unsigned int w, unsigned int k)
 {
@@ -986,8 +996,8 @@ static int wstall_covered(void)
 
 	pthread_mutex_lock(&stall_mu);
 	for (w = 0; w < BESIDES; w++)
-		for (k = 0; k < wstall_kinds(w); k++)
-			all &= wstalls[w][k] != 0;
+		for (k = 0; k < W_KINDS; k++)
+			all &= !wstall_pairs(w, k) || wstalls[w][k] != 0;
 	pthread_mutex_unlock(&stall_mu);
 	return all;
 }
@@ -1005,14 +1015,16 @@ static int wstall_report(void)
 
 	for (w = 0; w < BESIDES; w++) {
 		printf(" %s beside a stopped write:", beside_names[w]);
-		for (k = 0; k < wstall_kinds(w); k++)
-			printf(" %s %lu/%lu", wkind_names[k], wbeside[w][k],
-			       wstalls[w][k]);
+		for (k = 0; k < W_KINDS; k++)
+			if (wstall_pairs(w, k))
+				printf(" %s %lu/%lu", wkind_names[k],
+				       wbeside[w][k], wstalls[w][k]);
 		printf(w + 1 < BESIDES ? ";" : "\n");
 	}
 	for (w = 0; w < BESIDES; w++)
-		for (k = 0; k < wstall_kinds(w); k++)
-			ret |= wstall_verdict(w, k);
+		for (k = 0; k < W_KINDS; k++)
+			if (wstall_pairs(w, k))
+				ret |= wstall_verdict(w, k);
 	return ret;
 }
 
