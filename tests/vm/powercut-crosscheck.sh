@@ -8,7 +8,11 @@
 # counted. The cut can also lose a whole line still on its way to the
 # console: a lost "# fsynced" line only means one check fewer, and for a
 # lost "# unlinked" line the next boot prints "# gone NAME" itself, from
-# the unlink record on the NVDIMM. Prints KTAP and a figures line; exit 1 on a miss.
+# the unlink record on the NVDIMM. A boot that verified nothing (it printed
+# no "# powercut-replay" line: the emulator's int3 fault of docs/NOTES.md
+# killed it before the test ran) left the records on the NVDIMM as they
+# were, so the names before it are looked for in the first later boot that
+# verified. Prints KTAP and a figures line; exit 1 on a miss.
 # Usage: powercut-crosscheck.sh SERIAL_LOG
 set -euo pipefail
 log=${1:?usage: powercut-crosscheck.sh SERIAL_LOG}
@@ -18,29 +22,37 @@ echo "KTAP version 1"
 echo "1..2"
 awk '
 { sub(/\r+$/, "") }
-/^ext4x-guest: booted/ { boot++; next }
+# a cut can leave the last line without its end: the banner may follow it
+/ext4x-guest: booted/ { boot++; next }
 /^    # fsynced [^ ]+ [0-9a-f]+$/ && length($NF) == 32 { printed[boot, $3] = 1; plist[boot] = plist[boot] " " $3; next }
 /^    # fsynced-prefix [^ ]+ [0-9]+ [0-9a-f]+$/ && length($NF) == 32 { printed[boot, $3] = 1; plist[boot] = plist[boot] " " $3; next }
 /^    # unlinked [^ ]+$/ { delete printed[boot, $3]; next }
 /^    # (intact|gone) [^ ]+/ { seen[boot, $3] = 1; nseen++; next }
-/^    # powercut-replay cycle=[0-9]+ replayed=yes$/ { replays++; next }
-/^    # powercut-replay / { verified++; next }
+/^    # powercut-replay cycle=[0-9]+ replayed=yes$/ { replays++; checked[boot] = 1; next }
+/^    # powercut-replay / { verified++; checked[boot] = 1; next }
 END {
 	miss = 0
+	for (b = 2; b <= boot; b++)
+		if (!(b in checked)) {
+			printf "# boot %d verified nothing; the names before it are looked for after it\n", b
+			blind++
+		}
 	for (b = 1; b < boot; b++) {
+		for (next_b = b + 1; next_b < boot && !(next_b in checked); next_b++)
+			;
 		n = split(plist[b], names, " ")
 		for (i = 1; i <= n; i++) {
 			if (!((b, names[i]) in printed) || done[b, names[i]]++)
 				continue
 			nprinted++
-			if (!((b + 1, names[i]) in seen)) {
-				printf "# boot %d printed fsynced %s; boot %d did not find it intact\n", b, names[i], b + 1
+			if (!((next_b, names[i]) in seen)) {
+				printf "# boot %d printed fsynced %s; boot %d did not find it intact\n", b, names[i], next_b
 				miss++
 			}
 		}
 	}
 	verified += replays
-	printf "# figures: %d boots, %d cycles verified, %d with journal replay, %d fsynced names printed and cross-checked, %d intact/gone lines\n", boot, verified, replays, nprinted, nseen
+	printf "# figures: %d boots (%d that verified nothing), %d cycles verified, %d with journal replay, %d fsynced names printed and cross-checked, %d intact/gone lines\n", boot, blind, verified, replays, nprinted, nseen
 	if (verified == 0 || nprinted == 0) {
 		print "not ok 1 - power cut: the log shows verified cycles and fsynced files"
 	} else
