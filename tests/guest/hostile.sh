@@ -7,9 +7,10 @@
 # corrupted s_errors could ask for panic) and walked: ls -laR, getfattr -d
 # on everything, cat of every file, and (errors=continue) a create, xattr
 # set and unlink. Mounting may fail and the walk may report errors; the
-# kernel must not oops or WARN, no step may hang (30 s), and ext4x, a renamed
-# copy of stock's code, must meet the same outcome as stock ext4 on the same
-# image (refused, errors or clean). A file reads up to the image's size: a
+# kernel must not oops or WARN, no step may hang (30 s, times a debug
+# kernel's ext4x_timeout_scale), and ext4x, a renamed copy of stock's code,
+# must meet the same outcome as stock ext4 on the same image (refused,
+# errors or clean). A file reads up to the image's size: a
 # corrupted i_size can claim a terabyte of holes, which no kernel reads
 # in 30 s.
 # 50 images (ext4x_long=1 on the kernel command line: 300).
@@ -25,6 +26,10 @@ boot_param_int seed0 ext4x_hostile_seed 0 1000000000
 work=/tmp/hostile
 # the images' size: no file on one holds more data than this
 img_bytes=4194304
+# a step's limit, stretched on a debug kernel as the file's is
+scale=1
+boot_param_int scale ext4x_timeout_scale 1 100
+step_limit=$((30 * scale))
 mnt=/mnt/h
 mkdir -p "$work" "$mnt"
 modprobe loop 2>/dev/null
@@ -127,25 +132,11 @@ corrupt() {
 	done
 }
 
-# run_step CMD: run CMD in a session of its own and return its exit status;
-# past 30 s a watchdog, in a session of its own too, KILLs the whole session
-# (timeout(1) would kill only the shell, and its find and readers would read
-# on beside the rest of the run, holding the lazily unmounted file system).
-# 137 then, which no step returns.
-run_step() {
-	setsid sh -c "$1" >/dev/null 2>&1 &
-	_pid=$!
-	setsid sh -c "sleep 30; kill -KILL -- -$_pid" >/dev/null 2>&1 &
-	_dog=$!
-	wait "$_pid"
-	_rc=$?
-	kill -KILL -- "-$_dog" 2>/dev/null
-	wait "$_dog"
-	return $_rc
-}
-
 # walk FSTYPE OPTS IMG: print the outcome class (refused, errors, clean, or
-# hung when a step ran into its timeout).
+# hung when a step ran into its limit). Each step runs in a session of its
+# own (run_in_session): at the limit the whole session dies, and no find or
+# reader of it reads on beside the rest of the run, holding the lazily
+# unmounted file system.
 walk() {
 	cp "$3" "$work/run.img"
 	_lo=$(losetup -f)
@@ -161,8 +152,13 @@ walk() {
 	for _step in "ls -laR $mnt" \
 		"find $mnt -exec getfattr -h -d -m - {} +" \
 		"find $mnt -type f -exec head -c $img_bytes {} +"; do
-		run_step "$_step"
-		case $? in 0) ;; 137) _hung=1 ;; *) _e=1 ;; esac
+		if run_in_session "$step_limit" sh -c "$_step" </dev/null >/dev/null 2>&1; then
+			:
+		elif [ "$session_timed_out" = 1 ]; then
+			_hung=1
+		else
+			_e=1
+		fi
 	done
 	case $2 in
 	*continue*)

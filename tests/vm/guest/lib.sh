@@ -13,6 +13,8 @@
 
 # shellcheck source=tests/lib/ktap.sh
 . /tests/lib/ktap.sh
+# shellcheck source=tests/vm/guest/session.sh
+. /tests/vm/guest/session.sh
 
 KTAP_TMP=${TMPDIR:-/tmp}/ktap.$$
 mkdir -p "$KTAP_TMP"

@@ -28,6 +28,8 @@ scale=$(sed -n 's/.*ext4x_timeout_scale=\([0-9][0-9]*\).*/\1/p' /proc/cmdline)
 scale=${scale:-1}
 tmp=${TMPDIR:-/tmp}/run-tests.$$
 mkdir -p "$tmp"
+# shellcheck source=tests/vm/guest/session.sh
+. /tests/vm/guest/session.sh
 
 # Every file of the suite, in run order: the test bed's own check first.
 all_tests() {
@@ -99,28 +101,13 @@ run_one() {
 	limit=$((limit * scale))
 	echo "# $1: running (timeout ${limit}s)"
 
-	rm -f "$tmp/fifo" "$tmp/timedout"
+	rm -f "$tmp/fifo"
 	mkfifo "$tmp/fifo"
 	indent "$out" <"$tmp/fifo" &
 	reader=$!
 	start=$(date +%s)
-	# setsid: the file leads a new process group that can be killed whole.
-	setsid sh "$file" >"$tmp/fifo" 2>&1 </dev/null &
-	pid=$!
-	(
-		trap 'kill $sleeper 2>/dev/null; exit 0' TERM
-		sleep "$limit" &
-		sleeper=$!
-		wait $sleeper
-		: >"$tmp/timedout"
-		kill -KILL -- "-$pid" 2>/dev/null
-	) &
-	dog=$!
-	wait $pid
+	run_in_session "$limit" sh "$file" >"$tmp/fifo" 2>&1 </dev/null
 	rc=$?
-	kill $dog 2>/dev/null
-	wait $dog 2>/dev/null
-	kill -KILL -- "-$pid" 2>/dev/null
 	wait $reader
 	unload_project_modules "$1"
 	# The console level /init set, whatever the file did with it (a file
@@ -129,7 +116,7 @@ run_one() {
 	dmesg -n 7
 	end=$(date +%s)
 	echo "# $1: exit status $rc after $((end - start))s"
-	if [ -e "$tmp/timedout" ]; then
+	if [ "$session_timed_out" = 1 ]; then
 		echo "# $1: timed out after ${limit}s"
 		return 1
 	fi
