@@ -28,7 +28,8 @@ oops() {
 # verdict DESC WANT_RC LOG: emulator-int3.awk exits WANT_RC on LOG
 verdict() {
 	local rc
-	awk -f "$top/tests/vm/emulator-int3.awk" "$3" && rc=0 || rc=$?
+	awk -f "$top/tests/vm/kernel-problems.awk" -f "$top/tests/vm/emulator-int3.awk" "$3" &&
+		rc=0 || rc=$?
 	if [ "$rc" -eq "$2" ]; then
 		ktap_test_pass "$1"
 	else

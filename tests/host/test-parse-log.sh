@@ -26,7 +26,7 @@ log() {
 verdict() {
 	local out rc
 	out=$(awk -v timed_out=0 -v known_races="${5-$top/tests/debug/kcsan-core-races}" \
-		-f "$top/tests/vm/parse-log.awk" "$4") && rc=0 || rc=$?
+		-f "$top/tests/vm/kernel-problems.awk" -f "$top/tests/vm/parse-log.awk" "$4") && rc=0 || rc=$?
 	if [ "$rc" -eq "$2" ] && grep -q -- "$3" <<<"$out"; then
 		ktap_test_pass "$1"
 	else

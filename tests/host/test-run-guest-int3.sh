@@ -17,8 +17,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 # run-guest.sh beside stand-ins for its helpers that need a kernel
 mkdir -p "$tmp/vm" "$tmp/debug" "$tmp/bin" "$tmp/kernel/boot"
-cp "$top"/tests/vm/{run-guest.sh,common.sh,emulator-int3.awk,parse-log.awk,extract-files.sh} \
-	"$tmp/vm/"
+cp "$top"/tests/vm/{run-guest.sh,common.sh,kernel-problems.awk,emulator-int3.awk} \
+	"$top"/tests/vm/{parse-log.awk,extract-files.sh} "$tmp/vm/"
 : >"$tmp/debug/kcsan-core-races"
 printf '#!/bin/sh\necho "%s"\n' "$tmp/kernel" >"$tmp/vm/fetch-kernel.sh"
 cat >"$tmp/vm/mkinitramfs.sh" <<'EOF'

@@ -3,9 +3,10 @@
 # Variables: timed_out=1 when QEMU was killed by the timeout.
 # Prints per-file results, offending kernel lines and, last, exactly one
 # line "N passed, N failed[, N skipped]". Exit status 1 if anything failed.
+# Usage: awk [-v VAR=VALUE...] -f kernel-problems.awk -f parse-log.awk LOG
 
 BEGIN {
-	problem = "(Kernel panic|Oops:|BUG:|WARNING:|general protection fault|Call Trace:|UBSAN|kernel BUG)"
+	problem = kernel_problem_re()
 	passed = failed = skipped = 0
 	case_fail = case_pass = case_skip = 0
 	nfiles = 0; plan = -1; done = 0; expect = 0; incidents = 0; last_problem = -1000

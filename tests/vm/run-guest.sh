@@ -178,7 +178,7 @@ while :; do
 	# it the NVDIMM keeps what reached it, and to the power-cut test the
 	# fault was one more cut.
 	if [ "$int3_retries" -lt 3 ] &&
-		tail -c +$((from + 1)) "$log" | awk -f "$here/emulator-int3.awk"; then
+		tail -c +$((from + 1)) "$log" | awk -f "$here/kernel-problems.awk" -f "$here/emulator-int3.awk"; then
 		int3_retries=$((int3_retries + 1))
 		tail -c +$((from + 1)) "$log" >>"$log.int3"
 		truncate -s "$from" "$log"
@@ -227,5 +227,5 @@ if [ -n "$results" ]; then
 fi
 echo "==== summary ($kver, ${elapsed}s) ===="
 awk -v timed_out="$timed_out" -v known_races="$here/../debug/kcsan-core-races" \
-	-f "$here/parse-log.awk" "$log" || status=1
+	-f "$here/kernel-problems.awk" -f "$here/parse-log.awk" "$log" || status=1
 exit "$status"
